@@ -1,0 +1,14 @@
+// Package instancetypes is the cloud layer of nodeplan's three layers of
+// constraints: the machines a plan may launch, what each offers (capacity,
+// allocatable after overhead, labels), and where and at what price it can be
+// bought (offerings: zone, capacity type, price, availability, reservations).
+//
+// A [Catalog] is an ordered, validated list of instance types with the
+// lookups the solver needs. Any source that yields instance types can build
+// one ([NewCatalog]); [Decode] reads the catalog JSON format of
+// shared/formats/CATALOG.md. The built-in AWS catalog lives in
+// instancetypes/aws.
+//
+// Flow: instancetypes sits on requirements; binpack and scheduler consume it.
+// It opens no files and knows nothing of pods or NodePools.
+package instancetypes

@@ -1,0 +1,206 @@
+package instancetypes
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Offering-derived label keys: they vary per offering, so they are never in
+// an instance type's Labels.
+const (
+	LabelZoneID        = "topology.k8s.aws/zone-id"
+	LabelReservationID = "karpenter.k8s.aws/capacity-reservation-id"
+)
+
+// Offering is one way to buy an instance type: a zone, a capacity type and a
+// price. An offering that is not Available exists but cannot be launched now
+// (an exhausted spot pool); it never hosts a new NodeClaim.
+type Offering struct {
+	Zone         string  `json:"zone"`
+	ZoneID       string  `json:"zoneID,omitempty"`
+	CapacityType string  `json:"capacityType"`
+	Price        float64 `json:"price"`
+	Available    bool    `json:"available"`
+	// ReservationID and ReservationCapacity describe a capacity reservation
+	// (CapacityType "reserved"): a plan may use at most ReservationCapacity
+	// instances of it, across all its NodeClaims.
+	ReservationID       string `json:"reservationID,omitempty"`
+	ReservationCapacity int    `json:"reservationCapacity,omitempty"`
+}
+
+// Overhead is what kubelet and the system keep of a machine's capacity.
+type Overhead struct {
+	KubeReserved      corev1.ResourceList `json:"kubeReserved,omitempty"`
+	SystemReserved    corev1.ResourceList `json:"systemReserved,omitempty"`
+	EvictionThreshold corev1.ResourceList `json:"evictionThreshold,omitempty"`
+}
+
+// Total returns kubeReserved + systemReserved + evictionThreshold.
+func (o Overhead) Total() corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for _, l := range []corev1.ResourceList{o.KubeReserved, o.SystemReserved, o.EvictionThreshold} {
+		for name, q := range l {
+			sum := out[name]
+			sum.Add(q)
+			out[name] = sum
+		}
+	}
+	return out
+}
+
+// InstanceType is one machine type of a catalog. Build it with the exported
+// fields, then let NewCatalog derive requirements and allocatable; an
+// InstanceType obtained from a Catalog must not be modified (it is shared).
+type InstanceType struct {
+	Name string `json:"name"`
+	// Labels holds every single-valued label of the type (arch, OS, family,
+	// cpu, memory, ...). Zone, zone ID and capacity type are not labels:
+	// they come from Offerings.
+	Labels    map[string]string   `json:"labels"`
+	Capacity  corev1.ResourceList `json:"capacity"`
+	Overhead  Overhead            `json:"overhead"`
+	Offerings []Offering          `json:"offerings"`
+
+	requirements requirements.Requirements
+	allocatable  corev1.ResourceList
+}
+
+// Requirements returns the type's requirements, derived by NewCatalog: an In
+// requirement per label, DoesNotExist for every label key of the catalog the
+// type lacks, and zone, zone ID and capacity type In the values of its
+// available offerings (plus the reservation IDs of available reserved ones).
+func (it *InstanceType) Requirements() requirements.Requirements { return it.requirements }
+
+// Allocatable returns capacity − kubeReserved − systemReserved −
+// evictionThreshold, never below zero, derived once by NewCatalog.
+func (it *InstanceType) Allocatable() corev1.ResourceList { return it.allocatable }
+
+// OfferingRequirements returns the requirements that describe one offering:
+// its zone, zone ID (when set), capacity type and reservation ID (when set).
+func OfferingRequirements(o Offering) requirements.Requirements {
+	reqs := []requirements.Requirement{
+		requirements.In(requirements.LabelTopologyZone, o.Zone),
+		requirements.In(requirements.LabelCapacityType, o.CapacityType),
+	}
+	if o.ZoneID != "" {
+		reqs = append(reqs, requirements.In(LabelZoneID, o.ZoneID))
+	}
+	if o.ReservationID != "" {
+		reqs = append(reqs, requirements.In(LabelReservationID, o.ReservationID))
+	}
+	return requirements.NewRequirements(reqs...)
+}
+
+// OfferingMatches reports whether an offering satisfies reqs on the keys an
+// offering decides (zone, zone ID, capacity type, reservation ID). A key the
+// offering does not carry (no zone ID, no reservation) must allow absence.
+func OfferingMatches(o Offering, reqs requirements.Requirements) bool {
+	return reqs.Get(requirements.LabelTopologyZone).Matches(o.Zone, true) &&
+		reqs.Get(requirements.LabelCapacityType).Matches(o.CapacityType, true) &&
+		reqs.Get(LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") &&
+		reqs.Get(LabelReservationID).Matches(o.ReservationID, o.ReservationID != "")
+}
+
+// CheapestOffering returns the cheapest available offering of it that
+// satisfies reqs (ties: zone, then capacity type, then reservation ID).
+func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
+	var best Offering
+	found := false
+	for _, o := range it.Offerings {
+		if !o.Available || !OfferingMatches(o, reqs) {
+			continue
+		}
+		if !found || offeringLess(o, best) {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+func offeringLess(a, b Offering) bool {
+	if a.Price != b.Price {
+		return a.Price < b.Price
+	}
+	if a.Zone != b.Zone {
+		return a.Zone < b.Zone
+	}
+	if a.CapacityType != b.CapacityType {
+		return a.CapacityType < b.CapacityType
+	}
+	return a.ReservationID < b.ReservationID
+}
+
+// derive computes requirements and allocatable. labelKeys are every label key
+// of the catalog (sorted).
+func (it *InstanceType) derive(labelKeys []string) {
+	reqs := make([]requirements.Requirement, 0, len(labelKeys)+4)
+	for _, k := range labelKeys {
+		if v, ok := it.Labels[k]; ok {
+			reqs = append(reqs, requirements.In(k, v))
+		} else {
+			reqs = append(reqs, requirements.DoesNotExist(k))
+		}
+	}
+	var zones, zoneIDs, capacityTypes, reservations []string
+	for _, o := range it.Offerings {
+		if !o.Available {
+			continue
+		}
+		zones = append(zones, o.Zone)
+		capacityTypes = append(capacityTypes, o.CapacityType)
+		if o.ZoneID != "" {
+			zoneIDs = append(zoneIDs, o.ZoneID)
+		}
+		if o.ReservationID != "" {
+			reservations = append(reservations, o.ReservationID)
+		}
+	}
+	reqs = append(reqs,
+		requirements.In(requirements.LabelTopologyZone, zones...),
+		requirements.In(requirements.LabelCapacityType, capacityTypes...))
+	if len(zoneIDs) > 0 {
+		reqs = append(reqs, requirements.In(LabelZoneID, zoneIDs...))
+	}
+	if len(reservations) > 0 {
+		reqs = append(reqs, requirements.In(LabelReservationID, reservations...))
+	}
+	it.requirements = requirements.NewRequirements(reqs...)
+
+	total := it.Overhead.Total()
+	alloc := corev1.ResourceList{}
+	for name, q := range it.Capacity {
+		a := q.DeepCopy()
+		if o, ok := total[name]; ok {
+			a.Sub(o)
+		}
+		if a.Sign() < 0 {
+			a = *resource.NewQuantity(0, q.Format)
+		}
+		alloc[name] = a
+	}
+	it.allocatable = alloc
+}
+
+// clone returns a deep copy of the exported fields.
+func (it *InstanceType) clone() *InstanceType {
+	out := &InstanceType{
+		Name:      it.Name,
+		Labels:    maps.Clone(it.Labels),
+		Capacity:  it.Capacity.DeepCopy(),
+		Offerings: slices.Clone(it.Offerings),
+		Overhead: Overhead{
+			KubeReserved:      it.Overhead.KubeReserved.DeepCopy(),
+			SystemReserved:    it.Overhead.SystemReserved.DeepCopy(),
+			EvictionThreshold: it.Overhead.EvictionThreshold.DeepCopy(),
+		},
+	}
+	return out
+}
+
+func (it *InstanceType) String() string { return fmt.Sprintf("InstanceType(%s)", it.Name) }

@@ -1,0 +1,217 @@
+package scheduler
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Option configures one Solve. Options are resolved once, validated, then the
+// solve runs; an invalid option is an error from Solve.
+type Option func(*config)
+
+// PreferencePolicy says how soft constraints are treated.
+type PreferencePolicy string
+
+const (
+	// PreferenceRespect treats preferences (preferred node affinity,
+	// preferred pod affinity and anti-affinity, ScheduleAnyway spread,
+	// PreferNoSchedule taints) as requirements first, then relaxes them one
+	// at a time, lowest weight first, until the pod places. This is
+	// Karpenter's default.
+	PreferenceRespect PreferencePolicy = "Respect"
+	// PreferenceIgnore ignores preferences entirely.
+	PreferenceIgnore PreferencePolicy = "Ignore"
+	// PreferenceWhileFree keeps a preference only while honouring it does not
+	// add a node: a pod may take an existing node or a planned NodeClaim that
+	// honours its preferences, but never opens a new NodeClaim for them.
+	PreferenceWhileFree PreferencePolicy = "WhileFree"
+)
+
+// PreferenceKind names one kind of preference, for per-kind policies.
+type PreferenceKind string
+
+// The kinds of preference a pod can carry.
+const (
+	PreferNodeAffinity    PreferenceKind = "NodeAffinity"
+	PreferPodAffinity     PreferenceKind = "PodAffinity"
+	PreferPodAntiAffinity PreferenceKind = "PodAntiAffinity"
+	PreferTopologySpread  PreferenceKind = "TopologySpread"
+	PreferTaints          PreferenceKind = "PreferNoSchedule"
+)
+
+// PreferenceKinds lists every kind in relaxation order.
+func PreferenceKinds() []PreferenceKind {
+	return []PreferenceKind{PreferPodAffinity, PreferPodAntiAffinity, PreferNodeAffinity, PreferTopologySpread, PreferTaints}
+}
+
+// MinValuesPolicy says what happens when a NodePool's minValues cannot be met.
+type MinValuesPolicy string
+
+const (
+	// MinValuesStrict refuses a NodeClaim whose instance-type options fall
+	// short of a minValues; the pod falls back to other NodeClaims and
+	// NodePools.
+	MinValuesStrict MinValuesPolicy = "Strict"
+	// MinValuesBestEffort lowers minValues to what is achievable and records
+	// that on the NodeClaim.
+	MinValuesBestEffort MinValuesPolicy = "BestEffort"
+)
+
+type config struct {
+	nodes            []*corev1.Node
+	boundPods        []*corev1.Pod
+	daemonSets       []*appsv1.DaemonSet
+	pvcs             []*corev1.PersistentVolumeClaim
+	pvs              []*corev1.PersistentVolume
+	storageClasses   []*storagev1.StorageClass
+	namespaces       []*corev1.Namespace
+	preference       PreferencePolicy
+	preferenceByKind map[PreferenceKind]PreferencePolicy
+	minValues        MinValuesPolicy
+	schema           *requirements.Schema
+	seed             *uint64
+	budget           *int
+	nodeCost         float64
+	maxOptions       int
+}
+
+// WithExistingNodes adds the cluster's nodes and the pods already bound to
+// them (pods whose spec.nodeName names one of the nodes; others are ignored).
+// Existing nodes are tried before new NodeClaims; their pods count for
+// topology, and their capacity counts against their NodePool's limits.
+func WithExistingNodes(nodes []*corev1.Node, boundPods []*corev1.Pod) Option {
+	return func(c *config) {
+		c.nodes = append(c.nodes, nodes...)
+		c.boundPods = append(c.boundPods, boundPods...)
+	}
+}
+
+// WithDaemonSets adds DaemonSets; each adds its pod's requests to every new
+// node whose labels, requirements and taints it would accept.
+func WithDaemonSets(daemonSets []*appsv1.DaemonSet) Option {
+	return func(c *config) { c.daemonSets = append(c.daemonSets, daemonSets...) }
+}
+
+// WithVolumes adds the claims, volumes and storage classes that pods mount;
+// they turn into zone requirements (volume topology).
+func WithVolumes(pvcs []*corev1.PersistentVolumeClaim, pvs []*corev1.PersistentVolume, classes []*storagev1.StorageClass) Option {
+	return func(c *config) {
+		c.pvcs = append(c.pvcs, pvcs...)
+		c.pvs = append(c.pvs, pvs...)
+		c.storageClasses = append(c.storageClasses, classes...)
+	}
+}
+
+// WithNamespaces gives namespace labels, for pod-affinity namespaceSelectors.
+func WithNamespaces(namespaces []*corev1.Namespace) Option {
+	return func(c *config) { c.namespaces = append(c.namespaces, namespaces...) }
+}
+
+// WithPreferencePolicy sets how every kind of preference is treated
+// (default PreferenceRespect).
+func WithPreferencePolicy(p PreferencePolicy) Option {
+	return func(c *config) { c.preference = p }
+}
+
+// WithPreferencePolicyFor sets the policy of one kind of preference,
+// overriding WithPreferencePolicy for it.
+func WithPreferencePolicyFor(kind PreferenceKind, p PreferencePolicy) Option {
+	return func(c *config) {
+		if c.preferenceByKind == nil {
+			c.preferenceByKind = map[PreferenceKind]PreferencePolicy{}
+		}
+		c.preferenceByKind[kind] = p
+	}
+}
+
+// WithMinValuesPolicy sets the minValues policy (default MinValuesStrict).
+func WithMinValuesPolicy(p MinValuesPolicy) Option {
+	return func(c *config) { c.minValues = p }
+}
+
+// WithSchema sets the label vocabulary (well-known keys, aliases, restricted
+// domains). By default it is requirements.DefaultSchema extended with every
+// label key the instance types carry, plus the offering keys.
+func WithSchema(s requirements.Schema) Option {
+	return func(c *config) { c.schema = &s }
+}
+
+// WithSeed sets the seed of every choice that is not otherwise determined
+// (generated label values). By default the seed is derived from the input,
+// so the same input always gives the same plan.
+func WithSeed(seed uint64) Option {
+	return func(c *config) { c.seed = &seed }
+}
+
+// WithImprovementBudget bounds the improvement phase that runs after greedy
+// placement, in candidate evaluations (0 turns it off). The default scales
+// with the number of pods.
+func WithImprovementBudget(evaluations int) Option {
+	return func(c *config) { c.budget = &evaluations }
+}
+
+// WithNodeCost adds a fixed cost per node per hour (per-node licences,
+// agents) to the objective the improvement phase minimises. Prices in the
+// plan stay the instance prices.
+func WithNodeCost(perNodePerHour float64) Option {
+	return func(c *config) { c.nodeCost = perNodePerHour }
+}
+
+// WithMaxInstanceTypeOptions caps the instance-type options listed on a
+// NodeClaim (default 600, as Karpenter). minValues is checked after the cap.
+func WithMaxInstanceTypeOptions(n int) Option {
+	return func(c *config) { c.maxOptions = n }
+}
+
+func resolve(opts []Option) (config, error) {
+	c := config{preference: PreferenceRespect, minValues: MinValuesStrict, maxOptions: 600}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if err := checkPolicy(c.preference); err != nil {
+		return c, err
+	}
+	for _, k := range PreferenceKinds() {
+		if p, ok := c.preferenceByKind[k]; ok {
+			if err := checkPolicy(p); err != nil {
+				return c, fmt.Errorf("preference kind %s: %w", k, err)
+			}
+		}
+	}
+	if c.minValues != MinValuesStrict && c.minValues != MinValuesBestEffort {
+		return c, fmt.Errorf("min-values policy %q: want Strict or BestEffort", c.minValues)
+	}
+	if c.budget != nil && *c.budget < 0 {
+		return c, fmt.Errorf("improvement budget %d: must not be negative", *c.budget)
+	}
+	if c.nodeCost < 0 {
+		return c, fmt.Errorf("node cost %v: must not be negative", c.nodeCost)
+	}
+	if c.maxOptions < 1 {
+		return c, fmt.Errorf("max instance-type options %d: must be at least 1", c.maxOptions)
+	}
+	return c, nil
+}
+
+func checkPolicy(p PreferencePolicy) error {
+	switch p {
+	case PreferenceRespect, PreferenceIgnore, PreferenceWhileFree:
+		return nil
+	}
+	return fmt.Errorf("preference policy %q: want Respect, Ignore or WhileFree", p)
+}
+
+// policyFor returns the policy of one kind of preference.
+func (c *config) policyFor(k PreferenceKind) PreferencePolicy {
+	if p, ok := c.preferenceByKind[k]; ok {
+		return p
+	}
+	return c.preference
+}
