@@ -1,7 +1,8 @@
 package requirements
 
 import (
-	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -32,6 +33,14 @@ func (s Schema) FromNodeSelectorRequirements(path *field.Path, exprs []corev1.No
 	if path == nil {
 		path = field.NewPath("matchExpressions")
 	}
+	rs, errs := s.fromExpressions(path, exprs)
+	if len(errs) > 0 {
+		return Requirements{}, errs.ToAggregate()
+	}
+	return rs, nil
+}
+
+func (s Schema) fromExpressions(path *field.Path, exprs []corev1.NodeSelectorRequirement) (Requirements, field.ErrorList) {
 	var errs field.ErrorList
 	reqs := make([]Requirement, 0, len(exprs))
 	for i, e := range exprs {
@@ -41,16 +50,13 @@ func (s Schema) FromNodeSelectorRequirements(path *field.Path, exprs []corev1.No
 			continue
 		}
 		r, err := New(s.Normalize(e.Key), Operator(e.Operator), e.Values...)
-		if err != nil {
+		if err != nil { // unreachable: ValidateExpression checks what New checks
 			errs = append(errs, field.Invalid(p, e.Values, err.Error()))
 			continue
 		}
 		reqs = append(reqs, r)
 	}
-	if len(errs) > 0 {
-		return Requirements{}, errs.ToAggregate()
-	}
-	return NewRequirements(reqs...), nil
+	return NewRequirements(reqs...), errs
 }
 
 // FromNodeSelectorTerm builds the set of one node-selector term. matchFields
@@ -60,10 +66,18 @@ func (s Schema) FromNodeSelectorTerm(path *field.Path, term corev1.NodeSelectorT
 	if path == nil {
 		path = field.NewPath("nodeSelectorTerm")
 	}
-	if len(term.MatchFields) > 0 {
-		return Requirements{}, field.Invalid(path.Child("matchFields"), len(term.MatchFields), "matchFields is not supported for provisioning")
+	rs, errs := s.fromTerm(path, term)
+	if len(errs) > 0 {
+		return Requirements{}, errs.ToAggregate()
 	}
-	return s.FromNodeSelectorRequirements(path.Child("matchExpressions"), term.MatchExpressions)
+	return rs, nil
+}
+
+func (s Schema) fromTerm(path *field.Path, term corev1.NodeSelectorTerm) (Requirements, field.ErrorList) {
+	if len(term.MatchFields) > 0 {
+		return Requirements{}, field.ErrorList{field.Invalid(path.Child("matchFields"), len(term.MatchFields), "matchFields is not supported for provisioning")}
+	}
+	return s.fromExpressions(path.Child("matchExpressions"), term.MatchExpressions)
 }
 
 // FromLabels builds In requirements from a label map (a nodeSelector, a
@@ -79,30 +93,27 @@ func (s Schema) FromLabels(labels map[string]string) Requirements {
 
 // ForPod builds a pod's requirements: its nodeSelector ANDed with one
 // required node-affinity term (term may be nil). Keys are normalised and
-// restricted keys rejected.
+// restricted keys rejected. Every problem is reported, in a deterministic
+// order, with its field path under "spec".
 func (s Schema) ForPod(nodeSelector map[string]string, term *corev1.NodeSelectorTerm) (Requirements, error) {
 	spec := field.NewPath("spec")
-	errs := s.ValidateLabels(spec.Child("nodeSelector"), nodeSelector)
-	for k := range nodeSelector {
-		if s.IsRestricted(k) {
-			errs = append(errs, field.Forbidden(spec.Child("nodeSelector").Key(k), fmt.Sprintf("label %q is restricted", k)))
+	selector := spec.Child("nodeSelector")
+	errs := s.ValidateLabels(selector, nodeSelector)
+	for _, k := range slices.Sorted(maps.Keys(nodeSelector)) {
+		errs = append(errs, s.ValidateRestricted(selector.Key(k), k)...)
+	}
+	var tr Requirements
+	if term != nil {
+		path := spec.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+		var termErrs field.ErrorList
+		tr, termErrs = s.fromTerm(path, *term)
+		errs = append(errs, termErrs...)
+		for i, e := range term.MatchExpressions {
+			errs = append(errs, s.ValidateRestricted(path.Child("matchExpressions").Index(i).Child("key"), e.Key)...)
 		}
 	}
 	if len(errs) > 0 {
 		return Requirements{}, errs.ToAggregate()
 	}
-	rs := s.FromLabels(nodeSelector)
-	if term == nil {
-		return rs, nil
-	}
-	tr, err := s.FromNodeSelectorTerm(spec.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"), *term)
-	if err != nil {
-		return Requirements{}, err
-	}
-	for r := range tr.All() {
-		if s.IsRestricted(r.key) {
-			return Requirements{}, fmt.Errorf("required node affinity: label %q is restricted", r.key)
-		}
-	}
-	return rs.Intersect(tr), nil
+	return s.FromLabels(nodeSelector).Intersect(tr), nil
 }

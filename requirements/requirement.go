@@ -243,25 +243,69 @@ func (r Requirement) inBounds(value string) bool {
 	if !r.hasLower && !r.hasUpper {
 		return true
 	}
-	n, err := strconv.ParseInt(value, 10, 64)
-	if err != nil {
+	n, ok := parseInt(value)
+	if !ok {
 		return false
 	}
 	return (!r.hasLower || n >= r.lower) && (!r.hasUpper || n <= r.upper)
 }
 
+// parseInt is strconv.ParseInt(s, 10, 64) without building an error value:
+// an optional sign, then decimal digits (leading zeros allowed, no
+// underscores), within int64. Has and Intersects call it in the hot loop, where
+// a failed strconv.ParseInt would allocate a *strconv.NumError.
+func parseInt(s string) (int64, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	const cutoff = uint64(1) << 63 // |math.MinInt64|
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' || n > cutoff/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+		if n > cutoff {
+			return 0, false
+		}
+	}
+	switch {
+	case neg:
+		return int64(-n), true // -(1<<63) wraps to math.MinInt64, as intended
+	case n == cutoff:
+		return 0, false
+	default:
+		return int64(n), true
+	}
+}
+
 // Len returns the number of values allowed (absence not counted), or
-// math.MaxInt when unbounded.
+// math.MaxInt when unbounded. A range with both bounds counts its integers in
+// canonical decimal form ("7", not "07" or "+7"), less the excluded ones: Has
+// also accepts the other spellings of an integer, as Kubernetes does, so such
+// a range is never empty while lower <= upper, even when Len is 0.
 func (r Requirement) Len() int {
 	if r.finite {
 		return len(r.values)
 	}
 	if r.hasLower && r.hasUpper {
-		span := uint64(r.upper - r.lower)
+		span := uint64(r.upper - r.lower) // two's complement: exact for upper >= lower
 		if span >= math.MaxInt-1 {
 			return math.MaxInt
 		}
-		return int(span) + 1 - len(r.values)
+		excluded := 0
+		for _, v := range r.values {
+			if n, ok := parseInt(v); ok && strconv.FormatInt(n, 10) == v {
+				excluded++ // values are unique and within the bounds
+			}
+		}
+		return int(span) + 1 - excluded
 	}
 	return math.MaxInt
 }
@@ -324,10 +368,13 @@ func (r Requirement) Intersects(o Requirement) bool {
 		return slices.ContainsFunc(r.values, o.Has)
 	case o.finite:
 		return slices.ContainsFunc(o.values, r.Has)
-	case !r.hasLower && !r.hasUpper && !o.hasLower && !o.hasUpper:
-		return true // two complements of finite sets always share a value
 	}
-	return !r.Intersect(o).IsEmpty()
+	// Two complements: a finite exclusion list never empties an infinite set
+	// of spellings, so only crossed bounds can (see canonicalBounds).
+	if (r.hasLower || o.hasLower) && (r.hasUpper || o.hasUpper) {
+		return maxBound(r.hasLower, r.lower, o.hasLower, o.lower, true) <= maxBound(r.hasUpper, r.upper, o.hasUpper, o.upper, false)
+	}
+	return true
 }
 
 func maxBound(hasA bool, a int64, hasB bool, b int64, lower bool) int64 {
@@ -346,6 +393,10 @@ func maxBound(hasA bool, a int64, hasB bool, b int64, lower bool) int64 {
 
 // canonicalBounds drops excluded values the bounds already exclude and turns
 // crossed bounds into the empty set.
+//
+// Only crossed bounds empty a range: excluding every integer of [lower, upper]
+// by its canonical spelling still leaves the others ("07", "+7"), which Has
+// accepts because Kubernetes parses label values with strconv.ParseInt.
 func (r Requirement) canonicalBounds() Requirement {
 	if !r.hasLower && !r.hasUpper {
 		return r
@@ -357,18 +408,33 @@ func (r Requirement) canonicalBounds() Requirement {
 		bounds := Requirement{hasLower: r.hasLower, lower: r.lower, hasUpper: r.hasUpper, upper: r.upper}
 		r.values = filter(r.values, bounds.inBounds)
 	}
-	if r.hasLower && r.hasUpper && r.Len() <= 0 {
-		return Requirement{key: r.key, finite: true, present: true, minValues: r.minValues}
-	}
 	return r
 }
 
+// intersectSorted returns the values both sorted lists hold. When that is all
+// of a or all of b (a single-valued label meeting a list that holds it), the
+// input itself is returned and nothing is allocated: slices are immutable.
 func intersectSorted(a, b []string) []string {
-	var out []string
+	n := 0
+	mergeCommon(a, b, func(string) { n++ })
+	switch n {
+	case 0:
+		return nil
+	case len(a):
+		return a
+	case len(b):
+		return b
+	}
+	out := make([]string, 0, n)
+	mergeCommon(a, b, func(v string) { out = append(out, v) })
+	return out
+}
+
+func mergeCommon(a, b []string, common func(string)) {
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch strings.Compare(a[i], b[j]) {
 		case 0:
-			out = append(out, a[i])
+			common(a[i])
 			i++
 			j++
 		case -1:
@@ -377,7 +443,6 @@ func intersectSorted(a, b []string) []string {
 			j++
 		}
 	}
-	return out
 }
 
 func unionSorted(a, b []string) []string {
@@ -539,7 +604,10 @@ func (r Requirement) Expressions() []Expression {
 
 // Pick returns one value that satisfies r, for labelling a node: the first
 // value of a finite set; otherwise the lower bound, the upper bound, or a
-// number derived from seed, skipping excluded values. ok is false when r
+// number derived from seed, skipping excluded values (stepping up from a lower
+// bound or from the seed, down from an upper bound). When a bounded range
+// excludes every integer it holds by canonical spelling, the first one is
+// returned zero-padded ("07"), which Has accepts. ok is false exactly when r
 // allows no value (DoesNotExist, empty). The result depends only on r and seed.
 func (r Requirement) Pick(seed uint64) (value string, ok bool) {
 	if r.finite {
@@ -561,11 +629,27 @@ func (r Requirement) Pick(seed uint64) (value string, ok bool) {
 	if !r.hasLower && r.hasUpper {
 		step = -1
 	}
+	// Each excluded value blocks at most one candidate, so len(values)+1
+	// candidates suffice unless a bound (or int64 overflow) cuts them short.
 	for i, n := 0, start; i <= len(r.values); i, n = i+1, n+step {
+		if (step > 0 && n < start) || (step < 0 && n > start) {
+			break // wrapped around int64
+		}
 		v := strconv.FormatInt(n, 10)
 		if r.Has(v) {
 			return v, true
 		}
 	}
-	return "", false
+	digits := strconv.FormatInt(start, 10)
+	sign := ""
+	if start < 0 {
+		sign, digits = "-", digits[1:]
+	}
+	for range len(r.values) + 1 {
+		digits = "0" + digits
+		if v := sign + digits; r.Has(v) {
+			return v, true
+		}
+	}
+	return "", false // unreachable: a finite exclusion list cannot block every padding
 }

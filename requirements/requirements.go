@@ -126,8 +126,8 @@ func (rs Requirements) Empty() (key string, empty bool) {
 // Compatible reports whether a node could satisfy both rs (the target: a
 // NodePool template, a NodeClaim, an existing node's labels) and incoming (a
 // pod's constraints). For a key that rs does not define, the target reads as
-// Any when wellKnown says the key is well-known (the cloud can pick any value)
-// and as DoesNotExist otherwise (a custom label nobody declared will not be on
+// Any when wellKnown says the key is well-known (the cloud can pick any value;
+// only an empty incoming requirement fails) and as DoesNotExist otherwise (a custom label nobody declared will not be on
 // the node). A nil wellKnown is strict: every undefined key reads as
 // DoesNotExist, as for an existing node whose labels are fixed.
 //
@@ -145,6 +145,9 @@ func (rs Requirements) Compatible(incoming Requirements, wellKnown WellKnown) er
 			continue
 		}
 		if wellKnown != nil && wellKnown.IsWellKnown(in.key) {
+			if in.IsEmpty() { // Any ∩ empty: no value the cloud offers helps
+				return &IncompatibleError{Key: in.key, Target: Any(in.key), Incoming: in}
+			}
 			continue
 		}
 		if !in.AllowsAbsent() {
@@ -233,18 +236,19 @@ func (rs Requirements) String() string {
 }
 
 // Fingerprint returns a canonical encoding of the set: two sets have the
-// same fingerprint exactly when they are Equal. Used to intern sets.
+// same fingerprint exactly when they are Equal. Used to intern sets. Every
+// string is length-prefixed, so no key or value (whatever bytes it holds) can
+// imitate a separator.
 func (rs Requirements) Fingerprint() string {
-	var b strings.Builder
+	var b []byte
 	for _, r := range rs.reqs {
-		r.appendFingerprint(&b)
+		b = r.appendFingerprint(b)
 	}
-	return b.String()
+	return string(b)
 }
 
-func (r Requirement) appendFingerprint(b *strings.Builder) {
-	b.WriteString(r.key)
-	b.WriteByte(0)
+func (r Requirement) appendFingerprint(b []byte) []byte {
+	b = appendString(b, r.key)
 	flags := byte('0')
 	if r.finite {
 		flags |= 1
@@ -258,19 +262,28 @@ func (r Requirement) appendFingerprint(b *strings.Builder) {
 	if r.hasUpper {
 		flags |= 8
 	}
-	b.WriteByte(flags)
+	b = append(b, flags)
 	if r.hasLower {
-		b.WriteString(strconv.FormatInt(r.lower, 10))
+		b = strconv.AppendInt(b, r.lower, 10)
 	}
-	b.WriteByte(0)
+	b = append(b, ',')
 	if r.hasUpper {
-		b.WriteString(strconv.FormatInt(r.upper, 10))
+		b = strconv.AppendInt(b, r.upper, 10)
 	}
-	b.WriteByte(0)
-	b.WriteString(strconv.Itoa(r.minValues))
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.minValues), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(len(r.values)), 10)
+	b = append(b, ',')
 	for _, v := range r.values {
-		b.WriteByte(0)
-		b.WriteString(v)
+		b = appendString(b, v)
 	}
-	b.WriteByte(1)
+	return append(b, ';')
+}
+
+// appendString appends s as "<len>:<s>".
+func appendString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, ':')
+	return append(b, s...)
 }

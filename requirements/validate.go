@@ -2,6 +2,8 @@ package requirements
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -68,7 +70,8 @@ func (s Schema) ValidateExpression(path *field.Path, key string, op Operator, va
 // qualified keys and valid values.
 func (s Schema) ValidateLabels(path *field.Path, labels map[string]string) field.ErrorList {
 	var errs field.ErrorList
-	for k, v := range labels {
+	for _, k := range slices.Sorted(maps.Keys(labels)) { // map order must not reach the errors
+		v := labels[k]
 		for _, msg := range validation.IsQualifiedName(k) {
 			errs = append(errs, field.Invalid(path.Key(k), k, msg))
 		}
