@@ -1,12 +1,8 @@
 package instancetypes
 
 import (
-	"fmt"
 	"maps"
-	"math"
 	"slices"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -46,11 +42,22 @@ func WithBaseSchema(s requirements.Schema) CatalogOption {
 }
 
 // NewCatalog validates types and builds a catalog in the given order. The
-// types are copied. Errors name the instance type and the field:
-// duplicate names, an empty name, negative capacity or prices, non-finite
-// prices, offerings without zone or capacity type, an unknown capacity type,
-// a reserved offering without reservation ID or capacity, and overhead larger
-// than capacity.
+// types are copied (the caller keeps its own), and each type's offerings are
+// sorted cheapest first (ties: zone, capacity type, reservation ID).
+//
+// Errors are aggregated into one field.ErrorList whose paths name the
+// instance type and the field (instanceTypes[m5.large].offerings[2].price):
+// an empty or duplicate name; a label key that is not a qualified name, or
+// that is decided per offering (zone, zone ID, capacity type, reservation
+// ID); a label value that is not a valid label value; a resource name that
+// is not a qualified name; a negative quantity; overhead (kubeReserved +
+// systemReserved + evictionThreshold) larger than capacity, or of a
+// resource without capacity; an offering without zone or capacity type, with
+// an unknown capacity type, with a zone or zone ID that is not a valid label
+// value, with a negative or non-finite price; a reserved offering without
+// reservation ID or with a negative reservation capacity; a reservation ID
+// or capacity on an offering that is not reserved; and two offerings of one
+// type with the same zone, capacity type and reservation ID.
 func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	cfg := catalogConfig{}
 	for _, o := range opts {
@@ -59,6 +66,17 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	if errs := validateTypes(types); len(errs) > 0 {
 		return Catalog{}, errs.ToAggregate()
 	}
+	owned := make([]InstanceType, len(types))
+	for i := range types {
+		owned[i] = types[i].clone()
+	}
+	return buildCatalog(owned, cfg), nil
+}
+
+// buildCatalog builds a catalog of validated types it takes ownership of:
+// it sorts their offerings in place and derives requirements and
+// allocatable.
+func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	c := Catalog{region: cfg.region, source: cfg.source, byName: make(map[string]int, len(types))}
 	keys := map[string]struct{}{}
 	for i := range types {
@@ -69,16 +87,8 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	c.labelKeys = slices.Sorted(maps.Keys(keys))
 	c.types = make([]*InstanceType, len(types))
 	for i := range types {
-		it := types[i].clone()
-		slices.SortStableFunc(it.Offerings, func(a, b Offering) int {
-			switch {
-			case offeringLess(a, b):
-				return -1
-			case offeringLess(b, a):
-				return 1
-			}
-			return 0
-		})
+		it := &types[i]
+		slices.SortStableFunc(it.Offerings, compareOfferings)
 		it.derive(c.labelKeys)
 		c.types[i] = it
 		c.byName[it.Name] = i
@@ -88,67 +98,7 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 		base = *cfg.schema
 	}
 	c.schema = base.WithWellKnown(c.labelKeys...).WithWellKnown(LabelZoneID, LabelReservationID)
-	return c, nil
-}
-
-func validateTypes(types []InstanceType) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]int{}
-	for i := range types {
-		it := &types[i]
-		p := field.NewPath("instanceTypes").Index(i)
-		if it.Name == "" {
-			errs = append(errs, field.Required(p.Child("name"), "instance type needs a name"))
-		} else {
-			p = field.NewPath("instanceTypes").Key(it.Name)
-			if j, dup := seen[it.Name]; dup {
-				errs = append(errs, field.Duplicate(p.Child("name"), fmt.Sprintf("%s (also instanceTypes[%d])", it.Name, j)))
-			}
-			seen[it.Name] = i
-		}
-		for name, q := range it.Capacity {
-			if q.Sign() < 0 {
-				errs = append(errs, field.Invalid(p.Child("capacity").Key(string(name)), q.String(), "must not be negative"))
-			}
-		}
-		total := it.Overhead.Total()
-		for name, q := range total {
-			if q.Sign() < 0 {
-				errs = append(errs, field.Invalid(p.Child("overhead").Key(string(name)), q.String(), "must not be negative"))
-				continue
-			}
-			c, ok := it.Capacity[name]
-			if q.Sign() > 0 && (!ok || q.Cmp(c) > 0) {
-				errs = append(errs, field.Invalid(p.Child("overhead").Key(string(name)), q.String(),
-					fmt.Sprintf("overhead is larger than capacity %s", c.String())))
-			}
-		}
-		for j, o := range it.Offerings {
-			op := p.Child("offerings").Index(j)
-			if o.Zone == "" {
-				errs = append(errs, field.Required(op.Child("zone"), "offering needs a zone"))
-			}
-			switch o.CapacityType {
-			case "":
-				errs = append(errs, field.Required(op.Child("capacityType"), "offering needs a capacity type"))
-			case requirements.CapacityTypeOnDemand, requirements.CapacityTypeSpot:
-			case requirements.CapacityTypeReserved:
-				if o.ReservationID == "" {
-					errs = append(errs, field.Required(op.Child("reservationID"), "a reserved offering needs a reservation ID"))
-				}
-				if o.ReservationCapacity < 0 {
-					errs = append(errs, field.Invalid(op.Child("reservationCapacity"), o.ReservationCapacity, "must not be negative"))
-				}
-			default:
-				errs = append(errs, field.NotSupported(op.Child("capacityType"), o.CapacityType,
-					[]string{requirements.CapacityTypeOnDemand, requirements.CapacityTypeSpot, requirements.CapacityTypeReserved}))
-			}
-			if math.IsNaN(o.Price) || math.IsInf(o.Price, 0) || o.Price < 0 {
-				errs = append(errs, field.Invalid(op.Child("price"), o.Price, "price must be a non-negative number"))
-			}
-		}
-	}
-	return errs
+	return c
 }
 
 // Region returns the catalog's region ("" when unknown).
@@ -192,18 +142,25 @@ func (c Catalog) Schema() requirements.Schema { return c.schema }
 // on the keys both define, and it has an available offering that satisfies
 // reqs.
 func Compatible(it *InstanceType, reqs requirements.Requirements) bool {
+	m := newOfferingMatcher(reqs)
+	return it.compatible(reqs, &m)
+}
+
+func (it *InstanceType) compatible(reqs requirements.Requirements, m *offeringMatcher) bool {
 	if it.requirements.Intersects(reqs) != nil {
 		return false
 	}
-	_, ok := it.CheapestOffering(reqs)
+	_, ok := it.cheapestOffering(m)
 	return ok
 }
 
 // Filter returns the instance types compatible with reqs, in catalog order.
+// The types are shared: do not modify them.
 func (c Catalog) Filter(reqs requirements.Requirements) []*InstanceType {
 	var out []*InstanceType
+	m := newOfferingMatcher(reqs)
 	for _, it := range c.types {
-		if Compatible(it, reqs) {
+		if it.compatible(reqs, &m) {
 			out = append(out, it)
 		}
 	}
@@ -215,11 +172,12 @@ func (c Catalog) Filter(reqs requirements.Requirements) []*InstanceType {
 func (c Catalog) Cheapest(reqs requirements.Requirements) (*InstanceType, Offering, bool) {
 	var best *InstanceType
 	var bestOffering Offering
+	m := newOfferingMatcher(reqs)
 	for _, it := range c.types {
 		if it.requirements.Intersects(reqs) != nil {
 			continue
 		}
-		o, ok := it.CheapestOffering(reqs)
+		o, ok := it.cheapestOffering(&m)
 		if ok && (best == nil || o.Price < bestOffering.Price) {
 			best, bestOffering = it, o
 		}

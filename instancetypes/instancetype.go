@@ -1,9 +1,11 @@
 package instancetypes
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -69,6 +71,9 @@ type InstanceType struct {
 
 	requirements requirements.Requirements
 	allocatable  corev1.ResourceList
+	// sorted is set by NewCatalog once Offerings are in compareOfferings
+	// order, so the first match is the cheapest.
+	sorted bool
 }
 
 // Requirements returns the type's requirements, derived by NewCatalog: an In
@@ -101,39 +106,74 @@ func OfferingRequirements(o Offering) requirements.Requirements {
 // offering decides (zone, zone ID, capacity type, reservation ID). A key the
 // offering does not carry (no zone ID, no reservation) must allow absence.
 func OfferingMatches(o Offering, reqs requirements.Requirements) bool {
-	return reqs.Get(requirements.LabelTopologyZone).Matches(o.Zone, true) &&
-		reqs.Get(requirements.LabelCapacityType).Matches(o.CapacityType, true) &&
-		reqs.Get(LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") &&
-		reqs.Get(LabelReservationID).Matches(o.ReservationID, o.ReservationID != "")
+	m := newOfferingMatcher(reqs)
+	return m.matches(&o)
+}
+
+// offeringMatcher holds the requirements on the keys an offering decides,
+// looked up once per query rather than once per offering.
+type offeringMatcher struct {
+	zone, capacityType, zoneID, reservationID requirements.Requirement
+}
+
+func newOfferingMatcher(reqs requirements.Requirements) offeringMatcher {
+	return offeringMatcher{
+		zone:          reqs.Get(requirements.LabelTopologyZone),
+		capacityType:  reqs.Get(requirements.LabelCapacityType),
+		zoneID:        reqs.Get(LabelZoneID),
+		reservationID: reqs.Get(LabelReservationID),
+	}
+}
+
+func (m *offeringMatcher) matches(o *Offering) bool {
+	return m.zone.Matches(o.Zone, true) &&
+		m.capacityType.Matches(o.CapacityType, true) &&
+		m.zoneID.Matches(o.ZoneID, o.ZoneID != "") &&
+		m.reservationID.Matches(o.ReservationID, o.ReservationID != "")
 }
 
 // CheapestOffering returns the cheapest available offering of it that
-// satisfies reqs (ties: zone, then capacity type, then reservation ID).
+// satisfies reqs (ties: zone, then capacity type, then reservation ID). It
+// does not allocate; on a type of a Catalog, whose offerings are sorted, it
+// stops at the first match.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
-	var best Offering
-	found := false
-	for _, o := range it.Offerings {
-		if !o.Available || !OfferingMatches(o, reqs) {
-			continue
-		}
-		if !found || offeringLess(o, best) {
-			best, found = o, true
-		}
-	}
-	return best, found
+	m := newOfferingMatcher(reqs)
+	return it.cheapestOffering(&m)
 }
 
-func offeringLess(a, b Offering) bool {
-	if a.Price != b.Price {
-		return a.Price < b.Price
+func (it *InstanceType) cheapestOffering(m *offeringMatcher) (Offering, bool) {
+	best := -1
+	for i := range it.Offerings {
+		o := &it.Offerings[i]
+		if !o.Available || !m.matches(o) {
+			continue
+		}
+		if it.sorted {
+			return *o, true
+		}
+		if best < 0 || compareOfferings(*o, it.Offerings[best]) < 0 {
+			best = i
+		}
 	}
-	if a.Zone != b.Zone {
-		return a.Zone < b.Zone
+	if best < 0 {
+		return Offering{}, false
 	}
-	if a.CapacityType != b.CapacityType {
-		return a.CapacityType < b.CapacityType
+	return it.Offerings[best], true
+}
+
+// compareOfferings orders offerings cheapest first; ties by zone, capacity
+// type, then reservation ID.
+func compareOfferings(a, b Offering) int {
+	if c := cmp.Compare(a.Price, b.Price); c != 0 {
+		return c
 	}
-	return a.ReservationID < b.ReservationID
+	if c := strings.Compare(a.Zone, b.Zone); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.CapacityType, b.CapacityType); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ReservationID, b.ReservationID)
 }
 
 // derive computes requirements and allocatable. labelKeys are every label key
@@ -185,11 +225,12 @@ func (it *InstanceType) derive(labelKeys []string) {
 		alloc[name] = a
 	}
 	it.allocatable = alloc
+	it.sorted = true
 }
 
 // clone returns a deep copy of the exported fields.
-func (it *InstanceType) clone() *InstanceType {
-	out := &InstanceType{
+func (it *InstanceType) clone() InstanceType {
+	return InstanceType{
 		Name:      it.Name,
 		Labels:    maps.Clone(it.Labels),
 		Capacity:  it.Capacity.DeepCopy(),
@@ -200,7 +241,6 @@ func (it *InstanceType) clone() *InstanceType {
 			EvictionThreshold: it.Overhead.EvictionThreshold.DeepCopy(),
 		},
 	}
-	return out
 }
 
 func (it *InstanceType) String() string { return fmt.Sprintf("InstanceType(%s)", it.Name) }
