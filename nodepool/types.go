@@ -1,6 +1,9 @@
 package nodepool
 
 import (
+	"maps"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -84,4 +87,89 @@ type Budget struct {
 	Nodes    string           `json:"nodes"`
 	Schedule *string          `json:"schedule,omitempty"`
 	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// IsStatic reports whether the NodePool is static (spec.replicas set): such a
+// pool keeps a fixed number of nodes and never provisions for pending pods,
+// so NewTemplate refuses it and Templates leaves it out.
+func (np NodePool) IsStatic() bool { return np.Spec.Replicas != nil }
+
+// DeepCopy returns a copy of np that shares no map, slice or pointer with it.
+func (np NodePool) DeepCopy() NodePool {
+	out := NodePool{TypeMeta: np.TypeMeta, ObjectMeta: *np.ObjectMeta.DeepCopy()}
+	out.Spec = np.Spec.deepCopy()
+	return out
+}
+
+func (s Spec) deepCopy() Spec {
+	out := Spec{
+		Template: s.Template.deepCopy(),
+		Limits:   s.Limits.DeepCopy(),
+		Weight:   clonePtr(s.Weight),
+		Replicas: clonePtr(s.Replicas),
+	}
+	if s.Disruption != nil {
+		d := *s.Disruption
+		d.ConsolidateAfter = clonePtr(d.ConsolidateAfter)
+		d.Budgets = make([]Budget, 0, len(s.Disruption.Budgets))
+		for _, b := range s.Disruption.Budgets {
+			d.Budgets = append(d.Budgets, b.deepCopy())
+		}
+		if s.Disruption.Budgets == nil {
+			d.Budgets = nil
+		}
+		out.Disruption = &d
+	}
+	return out
+}
+
+func (t NodeClaimTemplate) deepCopy() NodeClaimTemplate {
+	out := NodeClaimTemplate{ObjectMeta: TemplateMeta{
+		Labels:      maps.Clone(t.ObjectMeta.Labels),
+		Annotations: maps.Clone(t.ObjectMeta.Annotations),
+	}}
+	s := t.Spec
+	out.Spec = NodeClaimTemplateSpec{
+		Taints:                 cloneTaints(s.Taints),
+		StartupTaints:          cloneTaints(s.StartupTaints),
+		NodeClassRef:           clonePtr(s.NodeClassRef),
+		ExpireAfter:            clonePtr(s.ExpireAfter),
+		TerminationGracePeriod: clonePtr(s.TerminationGracePeriod),
+	}
+	if s.Requirements != nil {
+		out.Spec.Requirements = make([]NodeSelectorRequirementWithMinValues, len(s.Requirements))
+		for i, r := range s.Requirements {
+			r.Values = slices.Clone(r.Values)
+			r.MinValues = clonePtr(r.MinValues)
+			out.Spec.Requirements[i] = r
+		}
+	}
+	return out
+}
+
+func (b Budget) deepCopy() Budget {
+	b.Reasons = slices.Clone(b.Reasons)
+	b.Schedule = clonePtr(b.Schedule)
+	b.Duration = clonePtr(b.Duration)
+	return b
+}
+
+// cloneTaints deep-copies taints (TimeAdded is a pointer); nil stays nil.
+func cloneTaints(ts []corev1.Taint) []corev1.Taint {
+	if ts == nil {
+		return nil
+	}
+	out := make([]corev1.Taint, len(ts))
+	for i := range ts {
+		ts[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
