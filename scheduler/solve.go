@@ -1,28 +1,239 @@
 package scheduler
 
 import (
-	"fmt"
+	"cmp"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
-// Solve plans NodeClaims for pods.
+// solver is the state of one Solve. Nothing in it outlives the call.
+type solver struct {
+	cfg        config
+	schema     requirements.Schema
+	dims       binpack.Dims
+	idx        *binpack.Index
+	reqs       *reqTable
+	pools      []*pool
+	daemonSets []nodepool.DaemonSet
+	dsVecs     []binpack.Vec
+	existing   []*existingNode
+	classes    []*class
+	pending    []*pending
+	claims     []*claim
+	buckets    []*bucket
+	topo       *topology.Tracker
+	vols       *topology.Volumes
+	seed       uint64
+
+	anyPreferNoSchedule bool
+}
+
+// Solve plans NodeClaims for pending pods: it places each pod on an existing
+// node, on a NodeClaim planned earlier in the call, or on a new NodeClaim of
+// the first NodePool (by weight) that can take it, and returns the plan. A
+// pod that cannot be placed is reported in Result.PodErrors with the reason;
+// error is only for invalid input (a NodePool that fails validation, a nil
+// pod, a bad option).
 //
-// TODO(#5): the solver lands with issue 5; until then every pod is reported
-// unplaced so callers can be built against the API.
+// Inputs are never modified or retained. The same inputs give the same
+// Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
-	if _, err := resolve(opts); err != nil {
+	s, err := newSolver(pods, nodePools, catalog, opts)
+	if err != nil {
 		return Result{}, err
 	}
-	res := Result{NodeClaims: []NodeClaim{}, ExistingNodes: []NodePlacement{}, PodErrors: []PodError{}}
-	for _, p := range pods {
-		res.PodErrors = append(res.PodErrors, PodError{Pod: p.Namespace + "/" + p.Name, Reason: "solver not implemented yet"})
+	s.run()
+	return s.result(), nil
+}
+
+func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []Option) (*solver, error) {
+	cfg, err := resolve(opts)
+	if err != nil {
+		return nil, err
 	}
-	res.Summary.Pods = len(pods)
-	_ = catalog
-	_ = nodePools
-	return res, fmt.Errorf("solver not implemented yet")
+	s := &solver{cfg: cfg}
+	s.schema = catalog.Schema()
+	if cfg.schema != nil {
+		s.schema = *cfg.schema
+	}
+	if s.dims, err = binpack.NewDims(binpack.ResourceNames(catalog)...); err != nil {
+		return nil, err
+	}
+	s.idx = binpack.NewIndex(catalog, s.dims)
+	s.reqs = newReqTable(s)
+	s.seed = seedOf(pods, nodePools)
+	if cfg.seed != nil {
+		s.seed = *cfg.seed
+	}
+	// NodePools in a canonical order, so that the caller's order never matters.
+	pools := slices.Clone(nodePools)
+	slices.SortStableFunc(pools, func(a, b nodepool.NodePool) int { return cmp.Compare(a.Name, b.Name) })
+	if err := s.preparePools(pools); err != nil {
+		return nil, err
+	}
+	s.vols = topology.NewVolumes(s.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
+	// Pods in a canonical order (namespace/name).
+	sorted := slices.Clone(pods)
+	for i, p := range sorted {
+		if p == nil {
+			return nil, &InputError{Field: "pods", Index: i, Message: "nil pod"}
+		}
+	}
+	slices.SortStableFunc(sorted, func(a, b *corev1.Pod) int { return cmp.Compare(podName(a), podName(b)) })
+	for i := 1; i < len(sorted); i++ {
+		if podName(sorted[i]) == podName(sorted[i-1]) {
+			return nil, &InputError{Field: "pods", Index: -1, Message: "pod " + podName(sorted[i]) + " is given twice"}
+		}
+	}
+	existingPods, err := s.prepareExisting()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.prepareClasses(sorted); err != nil {
+		return nil, err
+	}
+	s.topo = topology.New(s.schema, s.sources(), s.namespaceLabels(), existingPods)
+	specs := make([]topology.PodSpec, len(s.classes))
+	tps := make([]*topology.Pod, len(s.classes))
+	for i, c := range s.classes {
+		tp, err := s.topo.Register(c.topoSpec)
+		if err != nil {
+			c.topo = &topology.Pod{}
+			if c.invalid == nil {
+				c.invalid = &failure{code: ReasonInvalidPod, causes: []Cause{{Code: ReasonInvalidPod, Message: err.Error()}}}
+			}
+		} else {
+			c.topo = tp
+		}
+		specs[i], tps[i] = c.topoSpec, c.topo
+	}
+	s.topo.Finish(tps, specs)
+	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
+	for _, c := range s.classes {
+		if c.invalid == nil {
+			s.derivePreferences(c)
+		}
+	}
+	return s, nil
+}
+
+// sources describes, for topology, where domains come from.
+func (s *solver) sources() []topology.Source {
+	var out []topology.Source
+	for _, p := range s.pools {
+		if p.types.IsEmpty() || p.exhausted(s) {
+			continue
+		}
+		out = append(out, topology.Source{Name: p.tmpl.Name, Requirements: p.reqs, Taints: p.tmpl.Taints, Values: s.poolValues(p)})
+	}
+	for _, en := range s.existing {
+		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.node.Spec.Taints, Existing: true,
+			Values: func(key string) []string {
+				if v, ok := en.labels[key]; ok {
+					return []string{v}
+				}
+				return nil
+			}})
+	}
+	return out
+}
+
+// poolValues returns the domain values a pool offers for a key.
+func (s *solver) poolValues(p *pool) func(string) []string {
+	return func(key string) []string {
+		switch {
+		case key == requirements.LabelTopologyZone:
+			return p.zones
+		case key == requirements.LabelCapacityType:
+			return p.cts
+		case key == requirements.LabelHostname:
+			return nil
+		case s.idx.IsLabelKey(key):
+			return s.idx.LabelValues(key, p.types)
+		}
+		r := p.reqs.Get(key)
+		if r.IsFinite() {
+			return r.Values()
+		}
+		return nil
+	}
+}
+
+// exhausted reports whether the pool can launch nothing more (limits).
+func (p *pool) exhausted(s *solver) bool {
+	if p.nodesLeft == 0 {
+		return true
+	}
+	if !p.limited {
+		return false
+	}
+	var zero binpack.Vec
+	fits := false
+	p.types.Each(func(t int) bool {
+		c := s.idx.Capacity(t)
+		if p.withinLimits(&c, &zero) {
+			fits = true
+			return false
+		}
+		return true
+	})
+	return !fits
+}
+
+func (s *solver) namespaceLabels() map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, ns := range s.cfg.namespaces {
+		out[ns.Name] = ns.Labels
+	}
+	return out
+}
+
+// run places every pending pod: largest first (cpu, then memory, then
+// name); pods that fail are retried in further passes while a pass places
+// something, so a pod whose affinity target comes later still lands.
+func (s *solver) run() {
+	queue := slices.Clone(s.pending)
+	slices.SortStableFunc(queue, func(a, b *pending) int {
+		ra, rb := a.cls.requests, b.cls.requests
+		if c := cmp.Compare(rb[0], ra[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rb[1], ra[1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	for {
+		var failed []*pending
+		for _, pp := range queue {
+			if !s.place(pp) {
+				failed = append(failed, pp)
+			}
+		}
+		if len(failed) == 0 || len(failed) == len(queue) {
+			break
+		}
+		queue = failed
+	}
+}
+
+// InputError is invalid input to Solve.
+type InputError struct {
+	Field   string
+	Index   int
+	Message string
+}
+
+func (e *InputError) Error() string {
+	if e.Index >= 0 {
+		return e.Field + "[" + itoa(e.Index) + "]: " + e.Message
+	}
+	return e.Field + ": " + e.Message
 }

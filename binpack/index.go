@@ -1,0 +1,388 @@
+package binpack
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Index is a catalog prepared for the solver's hot path: allocatable and
+// capacity as vectors, offerings as small integers, and per-label bitsets,
+// so that filtering the catalog by a requirement set is a handful of bitset
+// operations and finding the cheapest type that fits a load is a scan over a
+// price-sorted list. An Index is built once per solve and is not safe for
+// concurrent use (it memoises).
+type Index struct {
+	dims      Dims
+	types     []*instancetypes.InstanceType
+	alloc     []Vec
+	capacity  []Vec
+	zones     []string
+	zoneIDs   []string // per zone, "" when unknown
+	zoneIdx   map[string]int
+	capTypes  []string
+	ctIdx     map[string]int
+	offerings [][]offer
+	keys      map[string]*keyIndex
+	offerBits [][]TypeSet // [zone][capacity type], available offerings
+	all       TypeSet
+
+	matchMemo map[string]TypeSet
+	orderMemo map[string][]int32
+}
+
+type offer struct {
+	zone, ct  int16
+	price     float64
+	available bool
+	resID     string
+	resCap    int
+}
+
+type keyIndex struct {
+	values   map[string]TypeSet
+	distinct []string
+	absent   TypeSet
+}
+
+// NewIndex prepares catalog for a solve over dims.
+func NewIndex(catalog instancetypes.Catalog, dims Dims) *Index {
+	types := catalog.Types()
+	n := len(types)
+	x := &Index{
+		dims: dims, types: types,
+		alloc: make([]Vec, n), capacity: make([]Vec, n),
+		zoneIdx: map[string]int{}, ctIdx: map[string]int{},
+		offerings: make([][]offer, n), keys: map[string]*keyIndex{},
+		all: FullTypeSet(n), matchMemo: map[string]TypeSet{}, orderMemo: map[string][]int32{},
+	}
+	zoneID := map[string]string{}
+	for _, it := range types {
+		for _, o := range it.Offerings {
+			if _, ok := x.zoneIdx[o.Zone]; !ok {
+				x.zoneIdx[o.Zone] = -1
+				x.zones = append(x.zones, o.Zone)
+			}
+			if o.ZoneID != "" {
+				zoneID[o.Zone] = o.ZoneID
+			}
+			if _, ok := x.ctIdx[o.CapacityType]; !ok {
+				x.ctIdx[o.CapacityType] = -1
+				x.capTypes = append(x.capTypes, o.CapacityType)
+			}
+		}
+	}
+	slices.Sort(x.zones)
+	slices.Sort(x.capTypes)
+	for i, z := range x.zones {
+		x.zoneIdx[z] = i
+		x.zoneIDs = append(x.zoneIDs, zoneID[z])
+	}
+	for i, c := range x.capTypes {
+		x.ctIdx[c] = i
+	}
+	x.offerBits = make([][]TypeSet, len(x.zones))
+	for z := range x.zones {
+		x.offerBits[z] = make([]TypeSet, len(x.capTypes))
+		for c := range x.capTypes {
+			x.offerBits[z][c] = NewTypeSet(n)
+		}
+	}
+	for _, k := range catalog.LabelKeys() {
+		x.keys[k] = &keyIndex{values: map[string]TypeSet{}, absent: NewTypeSet(n)}
+	}
+	for t, it := range types {
+		x.alloc[t], _ = dims.Vector(it.Allocatable())
+		x.capacity[t], _ = dims.Vector(it.Capacity)
+		for _, o := range it.Offerings {
+			of := offer{zone: int16(x.zoneIdx[o.Zone]), ct: int16(x.ctIdx[o.CapacityType]), price: o.Price,
+				available: o.Available, resID: o.ReservationID, resCap: o.ReservationCapacity}
+			x.offerings[t] = append(x.offerings[t], of)
+			if o.Available {
+				x.offerBits[of.zone][of.ct].Set(t)
+			}
+		}
+		for k, ki := range x.keys {
+			v, ok := it.Labels[k]
+			if !ok {
+				ki.absent.Set(t)
+				continue
+			}
+			s, ok := ki.values[v]
+			if !ok {
+				s = NewTypeSet(n)
+				ki.values[v] = s
+				ki.distinct = append(ki.distinct, v)
+			}
+			s.Set(t)
+		}
+	}
+	for _, ki := range x.keys {
+		slices.Sort(ki.distinct)
+	}
+	return x
+}
+
+// Len returns the number of instance types.
+func (x *Index) Len() int { return len(x.types) }
+
+// Type returns instance type t.
+func (x *Index) Type(t int) *instancetypes.InstanceType { return x.types[t] }
+
+// Allocatable returns the allocatable vector of type t.
+func (x *Index) Allocatable(t int) Vec { return x.alloc[t] }
+
+// Capacity returns the capacity vector of type t.
+func (x *Index) Capacity(t int) Vec { return x.capacity[t] }
+
+// Dims returns the dimensions of the index's vectors.
+func (x *Index) Dims() Dims { return x.dims }
+
+// Zones returns the zones of the catalog's offerings, sorted.
+func (x *Index) Zones() []string { return x.zones }
+
+// CapacityTypes returns the capacity types of the catalog's offerings, sorted.
+func (x *Index) CapacityTypes() []string { return x.capTypes }
+
+// All returns the set of every type. Do not modify it.
+func (x *Index) All() TypeSet { return x.all }
+
+// IsLabelKey reports whether some instance type of the catalog defines key.
+func (x *Index) IsLabelKey(key string) bool { _, ok := x.keys[key]; return ok }
+
+// LabelValues returns the distinct values of a label key among the types of set.
+func (x *Index) LabelValues(key string, set TypeSet) []string {
+	ki, ok := x.keys[key]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, v := range ki.distinct {
+		if ki.values[v].Intersects(set) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Filter returns the types compatible with reqs: on every label key of the
+// catalog that reqs defines, the type's value (or its absence) satisfies the
+// requirement, and the type has an available offering that satisfies the
+// requirements on zone, zone ID, capacity type and reservation ID. Keys the
+// catalog does not know (custom labels, the NodePool name) are ignored, as
+// an instance type does not decide them. The result is a fresh set.
+func (x *Index) Filter(reqs requirements.Requirements) TypeSet {
+	set := x.all.Clone()
+	for r := range reqs.All() {
+		if _, ok := x.keys[r.Key()]; ok {
+			set.AndInto(x.match(r))
+		}
+	}
+	set.AndInto(x.offerSet(NewOfferFilter(x, reqs)))
+	return set
+}
+
+// match returns the types whose label satisfies r (memoised).
+func (x *Index) match(r requirements.Requirement) TypeSet {
+	var b strings.Builder
+	b.WriteString(requirements.NewRequirements(r.WithMinValues(0)).Fingerprint())
+	fp := b.String()
+	if s, ok := x.matchMemo[fp]; ok {
+		return s
+	}
+	ki := x.keys[r.Key()]
+	s := NewTypeSet(len(x.types))
+	if r.AllowsAbsent() {
+		s.OrInto(ki.absent)
+	}
+	if r.IsFinite() {
+		for _, v := range r.Values() {
+			if vs, ok := ki.values[v]; ok {
+				s.OrInto(vs)
+			}
+		}
+	} else {
+		for _, v := range ki.distinct {
+			if r.Has(v) {
+				s.OrInto(ki.values[v])
+			}
+		}
+	}
+	x.matchMemo[fp] = s
+	return s
+}
+
+// OfferFilter is the part of a requirement set that decides offerings:
+// which zones and capacity types are allowed, and which reservations.
+type OfferFilter struct {
+	zoneOK []bool
+	ctOK   []bool
+	res    requirements.Requirement
+	hasRes bool
+	sig    string
+}
+
+// NewOfferFilter extracts the offering constraints of reqs.
+func NewOfferFilter(x *Index, reqs requirements.Requirements) OfferFilter {
+	f := OfferFilter{zoneOK: make([]bool, len(x.zones)), ctOK: make([]bool, len(x.capTypes))}
+	zr := reqs.Get(requirements.LabelTopologyZone)
+	zidr := reqs.Get(instancetypes.LabelZoneID)
+	var sig strings.Builder
+	for i, z := range x.zones {
+		f.zoneOK[i] = zr.Has(z) && zidr.Matches(x.zoneIDs[i], x.zoneIDs[i] != "")
+		sig.WriteByte('0' + boolByte(f.zoneOK[i]))
+	}
+	sig.WriteByte('|')
+	ctr := reqs.Get(requirements.LabelCapacityType)
+	for i, c := range x.capTypes {
+		f.ctOK[i] = ctr.Has(c)
+		sig.WriteByte('0' + boolByte(f.ctOK[i]))
+	}
+	if reqs.Has(instancetypes.LabelReservationID) {
+		f.res, f.hasRes = reqs.Get(instancetypes.LabelReservationID), true
+		sig.WriteString("|" + requirements.NewRequirements(f.res).Fingerprint())
+	}
+	f.sig = sig.String()
+	return f
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Signature identifies the filter: equal signatures allow the same offerings.
+func (f OfferFilter) Signature() string { return f.sig }
+
+// ZoneAllowed reports whether zone index z is allowed.
+func (f OfferFilter) ZoneAllowed(z int) bool { return f.zoneOK[z] }
+
+func (f OfferFilter) allows(o offer) bool {
+	if !o.available || !f.zoneOK[o.zone] || !f.ctOK[o.ct] {
+		return false
+	}
+	if f.hasRes {
+		return f.res.Matches(o.resID, o.resID != "")
+	}
+	return true
+}
+
+func (x *Index) offerSet(f OfferFilter) TypeSet {
+	s := NewTypeSet(len(x.types))
+	if f.hasRes {
+		for t := range x.types {
+			if _, _, ok := x.Cheapest(t, f, nil); ok {
+				s.Set(t)
+			}
+		}
+		return s
+	}
+	for z := range x.zones {
+		if !f.zoneOK[z] {
+			continue
+		}
+		for c := range x.capTypes {
+			if f.ctOK[c] {
+				s.OrInto(x.offerBits[z][c])
+			}
+		}
+	}
+	return s
+}
+
+// ReservationsLeft says how many instances a reservation can still host;
+// nil means no reservation is exhausted.
+type ReservationsLeft func(id string) int
+
+// Cheapest returns the price and position of type t's cheapest offering
+// that f allows and that is available (a reserved offering also needs room
+// in its reservation per left).
+func (x *Index) Cheapest(t int, f OfferFilter, left ReservationsLeft) (price float64, offering int, ok bool) {
+	for i, o := range x.offerings[t] { // sorted by price (NewCatalog)
+		if !f.allows(o) {
+			continue
+		}
+		if o.resID != "" && left != nil && left(o.resID) <= 0 {
+			continue
+		}
+		return o.price, i, true
+	}
+	return math.Inf(1), -1, false
+}
+
+// Offering returns offering i of type t as zone, capacity type, price and
+// reservation ID.
+func (x *Index) Offering(t, i int) (zone, capacityType string, price float64, reservationID string) {
+	o := x.offerings[t][i]
+	return x.zones[o.zone], x.capTypes[o.ct], o.price, o.resID
+}
+
+// ZoneID returns the zone ID of a zone ("" when unknown).
+func (x *Index) ZoneID(zone string) string {
+	if i, ok := x.zoneIdx[zone]; ok {
+		return x.zoneIDs[i]
+	}
+	return ""
+}
+
+// PriceOrder returns every type sorted by its cheapest offering under f
+// (types without one last), ties by catalog order. The slice is memoised
+// per filter signature and must not be modified.
+func (x *Index) PriceOrder(f OfferFilter) []int32 {
+	if o, ok := x.orderMemo[f.sig]; ok {
+		return o
+	}
+	prices := make([]float64, len(x.types))
+	order := make([]int32, len(x.types))
+	for t := range x.types {
+		prices[t], _, _ = x.Cheapest(t, f, nil)
+		order[t] = int32(t)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		pa, pb := prices[a], prices[b]
+		switch {
+		case pa < pb:
+			return -1
+		case pa > pb:
+			return 1
+		}
+		return 0
+	})
+	x.orderMemo[f.sig] = order
+	return order
+}
+
+// Describe renders a vector for people, e.g. "cpu=2, memory=4Gi".
+func (x *Index) Describe(v Vec) string {
+	var parts []string
+	for i := 0; i < x.dims.Len(); i++ {
+		if v[i] != 0 {
+			parts = append(parts, string(x.dims.Name(i))+"="+x.dims.Format(i, v[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ResourceNames returns every resource name any type has capacity for,
+// sorted: the dimensions a solve needs beyond cpu, memory and pods.
+func ResourceNames(catalog instancetypes.Catalog) []corev1.ResourceName {
+	seen := map[corev1.ResourceName]bool{}
+	var out []corev1.ResourceName
+	for _, it := range catalog.Types() {
+		for n := range it.Capacity {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

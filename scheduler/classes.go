@@ -1,0 +1,397 @@
+package scheduler
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// class is a set of pending pods that are identical for placement: same
+// namespace, labels and spec (but for names). Everything derived from the
+// spec is computed once per class.
+type class struct {
+	id        int
+	sample    *corev1.Pod
+	namespace string
+	labels    map[string]string
+	requests  binpack.Vec
+	invalid   *failure
+	// alts are the pod's node requirements, one per (required term ×
+	// volume alternative), in the order they are tried.
+	alts []requirements.Requirements
+	// strict are nodeSelector ∩ each required term (no volumes), for
+	// topology node filters.
+	strict      []requirements.Requirements
+	prefs       []prefTerm // preferred node-affinity terms kept, by weight descending
+	tolerations []corev1.Toleration
+	ports       []hostPort
+	topo        *topology.Pod
+	topoSpec    topology.PodSpec
+	// relaxation
+	steps    []step
+	termStep []int // per topology term: its step, or -1 when required
+	prefStep []int // per kept preferred node term: its step
+	taintStp int   // the PreferNoSchedule step, or -1
+	nWhile   int   // steps [0, nWhile) are WhileFree
+	ignoreTaintPref bool
+	pods            []*pending
+	// caches
+	variants map[variantKey]int32
+	cursors  map[int32]int // bucket → first claim not known to reject this class
+}
+
+type prefTerm struct {
+	weight int32
+	reqs   requirements.Requirements
+	desc   string
+}
+
+type step struct {
+	kind   PreferenceKind
+	policy PreferencePolicy
+	desc   string
+}
+
+type variantKey struct {
+	alt, level int
+}
+
+// classKey identifies pods that place alike.
+func classKey(p *corev1.Pod) (uint64, error) {
+	h := fnv.New64a()
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	h.Write([]byte(ns))
+	h.Write([]byte{0})
+	for _, k := range slices.Sorted(maps.Keys(p.Labels)) {
+		h.Write([]byte(k))
+		h.Write([]byte{1})
+		h.Write([]byte(p.Labels[k]))
+		h.Write([]byte{0})
+	}
+	spec := p.Spec
+	spec.NodeName = ""
+	b, err := spec.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	h.Write(b)
+	return h.Sum64(), nil
+}
+
+// prepareClasses groups the pending pods into classes and derives each
+// class's requests, requirements, preferences and topology.
+func (s *solver) prepareClasses(pods []*corev1.Pod) error {
+	byKey := map[uint64]*class{}
+	for i, p := range pods {
+		if p == nil {
+			return fmt.Errorf("pods[%d]: nil pod", i)
+		}
+		if p.Name == "" {
+			return fmt.Errorf("pods[%d]: metadata.name: Required value", i)
+		}
+		key, err := classKey(p)
+		if err != nil {
+			return fmt.Errorf("pod %s: %w", podName(p), err)
+		}
+		c, ok := byKey[key]
+		if !ok {
+			c = &class{id: len(s.classes), sample: p, namespace: p.Namespace, labels: p.Labels,
+				variants: map[variantKey]int32{}, cursors: map[int32]int{}}
+			if c.namespace == "" {
+				c.namespace = "default"
+			}
+			byKey[key] = c
+			s.classes = append(s.classes, c)
+		}
+		pp := &pending{pod: p, name: podName(p), cls: c}
+		c.pods = append(c.pods, pp)
+		s.pending = append(s.pending, pp)
+	}
+	for _, c := range s.classes {
+		s.deriveClass(c)
+	}
+	return nil
+}
+
+func (s *solver) deriveClass(c *class) {
+	p := c.sample
+	reqs := podrequests.Of(&p.Spec)
+	var unknown []corev1.ResourceName
+	c.requests, unknown = s.dims.Vector(reqs)
+	if len(unknown) > 0 {
+		c.invalid = &failure{code: ReasonNoInstanceType, causes: []Cause{{Code: ReasonNoInstanceType, Key: string(unknown[0]),
+			Message: fmt.Sprintf("no instance type has resource %s", unknown[0])}}}
+	}
+	c.tolerations = p.Spec.Tolerations
+	c.ports = podHostPorts(&p.Spec)
+	if err := s.podRequirements(c); err != nil && c.invalid == nil {
+		code := ReasonInvalidPod
+		var ve *topology.VolumeError
+		if errors.As(err, &ve) {
+			code = ReasonVolumeTopology
+		}
+		c.invalid = &failure{code: code, causes: []Cause{{Code: code, Message: err.Error()}}}
+	}
+	c.topoSpec = topology.PodSpec{Namespace: c.namespace, Labels: p.Labels, Tolerations: p.Spec.Tolerations,
+		Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity}
+}
+
+// podRequirements derives the class's requirement alternatives and kept
+// preferred node-affinity terms.
+func (s *solver) podRequirements(c *class) error {
+	p := c.sample
+	spec := field.NewPath("spec")
+	for k := range p.Spec.NodeSelector {
+		if s.schema.IsRestricted(k) && s.schema.Normalize(k) != requirements.LabelHostname {
+			return fmt.Errorf("%s: label %q is restricted", spec.Child("nodeSelector").Key(k), k)
+		}
+	}
+	if errs := s.schema.ValidateLabels(spec.Child("nodeSelector"), p.Spec.NodeSelector); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	base := s.schema.FromLabels(p.Spec.NodeSelector)
+	var strict []requirements.Requirements
+	var terms []corev1.NodeSelectorTerm
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		terms = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		if len(terms) == 0 {
+			return fmt.Errorf("%s: required node affinity has no terms", spec.Child("affinity", "nodeAffinity"))
+		}
+	}
+	if len(terms) == 0 {
+		strict = []requirements.Requirements{base}
+	}
+	termsPath := spec.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	var termErr error
+	for i, t := range terms {
+		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			continue // an empty term matches no node
+		}
+		tr, err := s.schema.FromNodeSelectorTerm(termsPath.Index(i), t)
+		if err != nil {
+			termErr = err
+			continue
+		}
+		restricted := ""
+		for _, k := range tr.Keys() {
+			if s.schema.IsRestricted(k) && k != requirements.LabelHostname {
+				restricted = k
+			}
+		}
+		if restricted != "" {
+			termErr = fmt.Errorf("%s: label %q is restricted", termsPath.Index(i), restricted)
+			continue
+		}
+		strict = append(strict, base.Intersect(tr))
+	}
+	if len(strict) == 0 {
+		if termErr != nil {
+			return termErr
+		}
+		return fmt.Errorf("%s: no term can match a node", termsPath)
+	}
+	c.strict = strict
+	vols, err := s.vols.For(p)
+	if err != nil {
+		return err
+	}
+	for _, st := range strict {
+		if vols == nil {
+			c.alts = append(c.alts, st)
+			continue
+		}
+		for _, v := range vols {
+			r := st.Intersect(v)
+			if _, empty := r.Empty(); !empty {
+				c.alts = append(c.alts, r)
+			}
+		}
+	}
+	if len(c.alts) == 0 {
+		return &topology.VolumeError{Message: fmt.Sprintf("the pod's node requirements (%s) and its volumes' topology (%s) do not intersect",
+			joinReqs(strict), joinReqs(vols))}
+	}
+	return nil
+}
+
+func joinReqs(rs []requirements.Requirements) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return strings.Join(out, " | ")
+}
+
+// derivePreferences builds the class's relaxation steps: preferred pod
+// affinity, preferred pod anti-affinity, preferred node affinity (each
+// lowest weight first), ScheduleAnyway spread constraints, then
+// PreferNoSchedule taints. Kinds under the Ignore policy get no step (never
+// enforced); WhileFree steps come first.
+func (s *solver) derivePreferences(c *class) {
+	p := c.sample
+	// Preferred node affinity: keep the terms that can hold together, heaviest first.
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		prefs := slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+		slices.SortStableFunc(prefs, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
+		var kept requirements.Requirements
+		for i, pt := range prefs {
+			if pt.Weight <= 0 {
+				continue
+			}
+			tr, err := s.schema.FromNodeSelectorTerm(field.NewPath("preferred").Index(i), pt.Preference)
+			if err != nil || tr.Len() == 0 {
+				continue
+			}
+			candidate := kept.Intersect(tr)
+			if !s.feasible(c, candidate) {
+				continue
+			}
+			kept = candidate
+			c.prefs = append(c.prefs, prefTerm{weight: pt.Weight, reqs: tr, desc: fmt.Sprintf("preferred node affinity (weight %d): %s", pt.Weight, tr)})
+		}
+	}
+	type cand struct {
+		st     step
+		weight int32
+		term   int // topology term index, -1
+		pref   int // preferred node term index, -1
+		taint  bool
+	}
+	var cands []cand
+	terms := c.topo.Terms
+	for _, kind := range []topology.Kind{topology.Affinity, topology.AntiAffinity} {
+		pk := PreferPodAffinity
+		if kind == topology.AntiAffinity {
+			pk = PreferPodAntiAffinity
+		}
+		var idx []int
+		for i, t := range terms {
+			if t.Kind == kind && !t.Required {
+				idx = append(idx, i)
+			}
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(terms[a].Weight, terms[b].Weight) })
+		for _, i := range idx {
+			cands = append(cands, cand{st: step{kind: pk, desc: fmt.Sprintf("preferred %s (weight %d)", terms[i].Describe(), terms[i].Weight)}, term: i, pref: -1})
+		}
+	}
+	for i := len(c.prefs) - 1; i >= 0; i-- {
+		cands = append(cands, cand{st: step{kind: PreferNodeAffinity, desc: c.prefs[i].desc}, term: -1, pref: i})
+	}
+	for i := len(terms) - 1; i >= 0; i-- {
+		if terms[i].Kind == topology.Spread && !terms[i].Required {
+			cands = append(cands, cand{st: step{kind: PreferTopologySpread, desc: "ScheduleAnyway " + terms[i].Describe()}, term: i, pref: -1})
+		}
+	}
+	if s.anyPreferNoSchedule {
+		cands = append(cands, cand{st: step{kind: PreferTaints, desc: "avoid PreferNoSchedule taints"}, term: -1, pref: -1, taint: true})
+	}
+	c.termStep = make([]int, len(terms))
+	for i := range c.termStep {
+		c.termStep[i] = -1
+	}
+	c.prefStep = make([]int, len(c.prefs))
+	for i := range c.prefStep {
+		c.prefStep[i] = ignoredStep
+	}
+	c.taintStp = -1
+	// WhileFree first, then Respect; Ignore kinds get no step.
+	for _, want := range []PreferencePolicy{PreferenceWhileFree, PreferenceRespect} {
+		for _, cd := range cands {
+			pol := s.cfg.policyFor(cd.st.kind)
+			if pol != want {
+				continue
+			}
+			cd.st.policy = pol
+			idx := len(c.steps)
+			c.steps = append(c.steps, cd.st)
+			switch {
+			case cd.term >= 0:
+				c.termStep[cd.term] = idx
+			case cd.pref >= 0:
+				c.prefStep[cd.pref] = idx
+			case cd.taint:
+				c.taintStp = idx
+			}
+			if want == PreferenceWhileFree {
+				c.nWhile++
+			}
+		}
+	}
+	for i, t := range terms {
+		if !t.Required && c.termStep[i] < 0 {
+			c.termStep[i] = ignoredStep
+		}
+	}
+	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
+		c.ignoreTaintPref = true
+	}
+}
+
+// ignoredStep marks a preference that is never enforced.
+const ignoredStep = -2
+
+// activeTerm reports whether topology term i is enforced at relaxation level.
+func (c *class) activeTerm(i, level int) bool {
+	st := c.termStep[i]
+	return st == -1 || st >= level
+}
+
+// activePref reports whether kept preferred node term i is enforced.
+func (c *class) activePref(i, level int) bool {
+	st := c.prefStep[i]
+	return st != ignoredStep && st >= level
+}
+
+// toleratesPreferNoSchedule reports whether PreferNoSchedule taints are
+// tolerated at this level.
+func (c *class) toleratesPreferNoSchedule(level int) bool {
+	return c.ignoreTaintPref || (c.taintStp >= 0 && c.taintStp < level) || c.taintStp == -1
+}
+
+// relaxedAt lists the preferences dropped at a level.
+func (c *class) relaxedAt(level int) []string {
+	var out []string
+	for i := 0; i < level && i < len(c.steps); i++ {
+		out = append(out, c.steps[i].desc)
+	}
+	return out
+}
+
+// feasible reports whether some alternative of the class, with extra
+// requirements, fits some pool with some instance type (a static check used
+// to keep only satisfiable preferred terms).
+func (s *solver) feasible(c *class, extra requirements.Requirements) bool {
+	for _, alt := range c.alts {
+		r := alt.Intersect(extra)
+		if _, empty := r.Empty(); empty {
+			continue
+		}
+		rid := s.reqs.intern(r, nil)
+		for _, p := range s.pools {
+			id := s.reqs.compat(p.reqID, rid)
+			if id < 0 {
+				continue
+			}
+			if info := s.reqs.info(id); !info.typeSet(s).IsEmpty() {
+				return true
+			}
+		}
+	}
+	return false
+}

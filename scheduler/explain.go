@@ -1,0 +1,291 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// failure is why a pod was not placed: a code and the per-candidate causes.
+type failure struct {
+	code   ReasonCode
+	causes []Cause
+}
+
+// reason renders the failure for people: the causes joined by "; ",
+// identical messages counted once.
+func (f *failure) reason() string {
+	var parts []string
+	count := map[string]int{}
+	for _, c := range f.causes {
+		if count[c.Message] == 0 {
+			parts = append(parts, c.Message)
+		}
+		count[c.Message]++
+	}
+	for i, p := range parts {
+		if n := count[p]; n > 1 {
+			parts[i] = fmt.Sprintf("%s (x%d)", p, n)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// explain works out why a pod could not be placed, with every preference
+// relaxed: for each NodePool the first check that refuses it (taints,
+// requirements, instance types, resources, limits, topology, minValues), and
+// a summary of the existing nodes.
+func (s *solver) explain(pp *pending) *failure {
+	c := pp.cls
+	if c.invalid != nil {
+		return c.invalid
+	}
+	level := len(c.steps)
+	f := &failure{}
+	if len(s.pools) == 0 && len(s.existing) == 0 {
+		f.code = ReasonNoNodePool
+		f.causes = append(f.causes, Cause{Code: ReasonNoNodePool, Message: "no NodePool can provision nodes and no existing node fits"})
+		return f
+	}
+	for _, p := range s.pools {
+		f.causes = append(f.causes, s.explainPool(c, p, level))
+	}
+	if en := s.explainExisting(c, level); en.Message != "" {
+		f.causes = append(f.causes, en)
+	}
+	if len(f.causes) == 0 {
+		f.causes = append(f.causes, Cause{Code: ReasonNoNodePool, Message: "no NodePool can provision nodes"})
+	}
+	f.code = f.causes[0].Code
+	return f
+}
+
+func (s *solver) explainPool(c *class, p *pool, level int) Cause {
+	name := p.tmpl.Name
+	cause := func(code ReasonCode, key, asked, offered, format string, args ...any) Cause {
+		return Cause{Code: code, NodePool: name, Key: key, Asked: asked, Offered: offered,
+			Message: fmt.Sprintf("NodePool %s: ", name) + fmt.Sprintf(format, args...)}
+	}
+	if p.noTypes != "" {
+		return cause(ReasonNoInstanceType, "", "", "", "%s", p.noTypes)
+	}
+	if t, bad := requirements.UntoleratedTaint(p.tmpl.Taints, c.tolerations); bad {
+		return cause(ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t))
+	}
+	if p.preferNo && !c.toleratesPreferNoSchedule(level) {
+		if t, bad := requirements.UntoleratedPreference(p.tmpl.Taints, c.tolerations); bad {
+			return cause(ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t))
+		}
+	}
+	var firstIncompat error
+	var last Cause
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, level, true)
+		if !ok {
+			continue
+		}
+		podReqs := s.reqs.info(a.reqID).reqs
+		if err := p.reqs.Compatible(podReqs, s.schema); err != nil {
+			if firstIncompat == nil {
+				firstIncompat = err
+			}
+			continue
+		}
+		id := s.reqs.compat(p.reqID, a.reqID)
+		if id < 0 {
+			last = cause(ReasonIncompatible, "", podReqs.String(), p.reqs.String(), "the pod's requirements (%s) and the NodePool's leave no value for some key", podReqs)
+			continue
+		}
+		info := s.reqs.info(id)
+		types := info.typeSet(s)
+		if types.IsEmpty() {
+			last = s.explainNoTypes(name, p, podReqs)
+			continue
+		}
+		// Resources against the largest types.
+		if !c.requests.Fits(info.maxUsable) {
+			d := c.requests.FirstShort(info.maxUsable)
+			dn := s.dims.Name(d)
+			last = cause(ReasonInsufficient, string(dn), s.dims.Format(d, c.requests[d]), s.dims.Format(d, info.maxUsable[d]),
+				"no instance type has %s %s (largest allocatable: %s)%s", s.dims.Format(d, c.requests[d]), dn, s.dims.Format(d, info.maxUsable[d]), mHint(dn, c.requests[d]))
+			continue
+		}
+		fitsRes := false
+		fitsLimits := false
+		types.Each(func(t int) bool {
+			if !c.requests.Fits(p.usable[t]) {
+				return true
+			}
+			fitsRes = true
+			capT := s.idx.Capacity(t)
+			var zero binpack.Vec
+			if p.withinLimits(&capT, &zero) {
+				fitsLimits = true
+				return false
+			}
+			return true
+		})
+		if !fitsRes {
+			last = cause(ReasonInsufficient, "", s.idx.Describe(c.requests), "", "no instance type has %s together (with DaemonSet overhead)", s.idx.Describe(c.requests))
+			continue
+		}
+		if p.nodesLeft == 0 {
+			last = cause(ReasonLimits, string(nodepoolNodes), "", "0", "node limit of the NodePool is exhausted")
+			continue
+		}
+		if !fitsLimits {
+			last = cause(ReasonLimits, "", "", s.remainingString(p), "every instance type that fits exceeds the NodePool's remaining limits (%s)", s.remainingString(p))
+			continue
+		}
+		if len(c.ports) > 0 {
+			clashAll := true
+			types.Each(func(t int) bool {
+				if !s.dsPortClash(p, t, c.ports) {
+					clashAll = false
+					return false
+				}
+				return true
+			})
+			if clashAll {
+				last = cause(ReasonHostPort, "", "", "", "a DaemonSet already takes the pod's host port on every instance type")
+				continue
+			}
+		}
+		if c.topo.Relevant() {
+			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints}
+			if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
+				last = cause(topologyCode(v), v.Key, "", "", "%s", v.Message)
+				continue
+			}
+		}
+		var zero binpack.Vec
+		if !s.minValuesOK(p, id, c.requests, &zero) {
+			msg, _ := s.minValuesShort(p, info.reqs, types)
+			last = cause(ReasonMinValues, "", "", "", "%s", msg)
+			continue
+		}
+		last = cause(ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach")
+	}
+	if last.Message != "" {
+		return last
+	}
+	if firstIncompat != nil {
+		var ie *requirements.IncompatibleError
+		if errors.As(firstIncompat, &ie) {
+			if ie.Undefined {
+				c := cause(ReasonUndefinedLabel, ie.Key, ie.Incoming.String(), "", "label %s is not declared by the NodePool (%s)", ie.Key, ie.Incoming)
+				if ie.Hint != "" {
+					c.Message += fmt.Sprintf(" (typo of %q?)", ie.Hint)
+				}
+				return c
+			}
+			return cause(ReasonIncompatible, ie.Key, ie.Incoming.String(), ie.Target.String(), "%s not in %s", ie.Incoming, ie.Target)
+		}
+		return cause(ReasonIncompatible, "", "", "", "%v", firstIncompat)
+	}
+	return cause(ReasonIncompatible, "", "", "", "no requirement alternative of the pod can hold")
+}
+
+// explainNoTypes finds the requirement key that leaves the pool without an
+// instance type.
+func (s *solver) explainNoTypes(name string, p *pool, podReqs requirements.Requirements) Cause {
+	set := p.types.Clone()
+	for _, k := range podReqs.Keys() {
+		if !s.idx.IsLabelKey(k) && k != requirements.LabelTopologyZone && k != requirements.LabelCapacityType {
+			continue
+		}
+		next := set.And(s.idx.Filter(requirements.NewRequirements(podReqs.Get(k))))
+		if next.IsEmpty() {
+			r := podReqs.Get(k)
+			return Cause{Code: ReasonNoInstanceType, NodePool: name, Key: k, Asked: r.String(),
+				Message: fmt.Sprintf("NodePool %s: no instance type satisfies %s", name, r)}
+		}
+		set = next
+	}
+	return Cause{Code: ReasonNoOffering, NodePool: name, Asked: podReqs.String(),
+		Message: fmt.Sprintf("NodePool %s: no instance type has an available offering for %s", name, podReqs)}
+}
+
+func (s *solver) explainExisting(c *class, level int) Cause {
+	if len(s.existing) == 0 {
+		return Cause{}
+	}
+	counts := map[string]int{}
+	for _, en := range s.existing {
+		var why string
+		switch {
+		case en.notReady:
+			why = "unschedulable"
+		case !c.requests.Fits(en.free):
+			why = "insufficient " + string(s.dims.Name(c.requests.FirstShort(en.free)))
+		default:
+			if t, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
+				why = "untolerated taint " + t.Key
+			} else {
+				matched := slices.ContainsFunc(c.alts, func(r requirements.Requirements) bool { return r.Matches(en.labels) })
+				if !matched {
+					why = "node labels do not match"
+				} else {
+					why = "topology or host ports"
+				}
+			}
+		}
+		counts[why]++
+	}
+	var parts []string
+	for _, k := range sortedKeys(counts) {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	return Cause{Code: ReasonInsufficient, Message: fmt.Sprintf("existing nodes: %s", strings.Join(parts, ", "))}
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (s *solver) remainingString(p *pool) string {
+	var parts []string
+	for _, d := range p.limitDims {
+		parts = append(parts, fmt.Sprintf("%s %s", s.dims.Name(d), s.dims.Format(d, max(p.remaining[d], 0))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+const nodepoolNodes = corev1.ResourceName("nodes")
+
+func taintString(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("%s:%s", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect)
+}
+
+// mHint flags a request that looks like "m" was meant as "M" or vice versa.
+func mHint(name corev1.ResourceName, v int64) string {
+	if name == corev1.ResourceCPU && v >= 1_000_000_000 {
+		return " (a million cores or more: m vs M typo?)"
+	}
+	return ""
+}
+
+func topologyCode(v *topology.Violation) ReasonCode {
+	switch v.Kind {
+	case topology.Affinity:
+		return ReasonPodAffinity
+	case topology.AntiAffinity:
+		return ReasonPodAntiAffinity
+	}
+	return ReasonTopologySpread
+}

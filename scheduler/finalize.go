@@ -1,0 +1,336 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// result assembles the plan.
+func (s *solver) result() Result {
+	res := Result{NodeClaims: []NodeClaim{}, ExistingNodes: []NodePlacement{}, PodErrors: []PodError{}}
+	resUsed := map[string]int{}
+	resCap := s.reservationCapacity()
+	left := func(id string) int { return resCap[id] - resUsed[id] }
+	perPool := map[string]int{}
+	for _, cl := range s.claims {
+		if cl.dropped || len(cl.pods) == 0 {
+			continue
+		}
+		nc, ok := s.finalizeClaim(cl, left)
+		if !ok {
+			continue
+		}
+		if nc.ReservationID != "" {
+			resUsed[nc.ReservationID]++
+		}
+		perPool[cl.pool.tmpl.Name]++
+		nc.Name = fmt.Sprintf("%s-%d", cl.pool.tmpl.Name, perPool[cl.pool.tmpl.Name])
+		res.NodeClaims = append(res.NodeClaims, nc)
+	}
+	for _, en := range s.existing {
+		if len(en.placed) == 0 {
+			continue
+		}
+		np := NodePlacement{Name: en.name}
+		for _, pp := range en.placed {
+			np.Pods = append(np.Pods, pp.name)
+		}
+		slices.Sort(np.Pods)
+		res.ExistingNodes = append(res.ExistingNodes, np)
+	}
+	slices.SortFunc(res.ExistingNodes, func(a, b NodePlacement) int { return cmp.Compare(a.Name, b.Name) })
+	for _, pp := range s.pending {
+		switch {
+		case pp.claim != nil && !pp.claim.dropped:
+			res.Summary.Scheduled++
+		case pp.node != nil:
+			res.Summary.Scheduled++
+		default:
+			f := pp.failure
+			if f == nil || pp.claim != nil {
+				f = s.explain(pp)
+			}
+			res.PodErrors = append(res.PodErrors, PodError{Pod: pp.name, Reason: f.reason(), Code: f.code, Details: f.causes})
+		}
+		if len(pp.relaxed) > 0 && (pp.claim != nil || pp.node != nil) {
+			res.Relaxations = append(res.Relaxations, Relaxation{Pod: pp.name, Dropped: pp.relaxed})
+		}
+	}
+	slices.SortFunc(res.PodErrors, func(a, b PodError) int { return cmp.Compare(a.Pod, b.Pod) })
+	slices.SortFunc(res.Relaxations, func(a, b Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
+	res.Summary.Pods = len(s.pending)
+	res.Summary.NodeClaims = len(res.NodeClaims)
+	for _, nc := range res.NodeClaims {
+		res.Summary.PricePerHour += nc.Price
+	}
+	res.Summary.PricePerHour = roundPrice(res.Summary.PricePerHour)
+	res.Summary.PriceLowerBound = roundPrice(s.lowerBound())
+	return res
+}
+
+// roundPrice rounds to 1e-9 $/h so sums print stably.
+func roundPrice(p float64) float64 { return math.Round(p*1e9) / 1e9 }
+
+func (s *solver) reservationCapacity() map[string]int {
+	out := map[string]int{}
+	for t := 0; t < s.idx.Len(); t++ {
+		for _, o := range s.idx.Type(t).Offerings {
+			if o.ReservationID == "" {
+				continue
+			}
+			if c, ok := out[o.ReservationID]; !ok || o.ReservationCapacity < c {
+				out[o.ReservationID] = o.ReservationCapacity
+			}
+		}
+	}
+	return out
+}
+
+// finalizeClaim turns a claim into its NodeClaim: the instance-type options
+// that fit its pods (cheapest first), the cheapest available offering, the
+// labels the node will carry, and its requirements and requests.
+//
+// NodePool limits: a claim is charged the capacity of the instance type
+// chosen for it, and only types whose capacity on every limited resource is
+// at most that are listed as options, so whichever option the cloud launches,
+// the pool stays within its limits.
+func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeClaim, bool) {
+	p := cl.pool
+	info := s.reqs.info(cl.reqID)
+	types := info.typeSet(s)
+	type option struct {
+		t     int
+		price float64
+		off   int
+	}
+	var opts []option
+	for _, t32 := range info.order {
+		t := int(t32)
+		if !types.Has(t) || !cl.used.Fits(p.usable[t]) {
+			continue
+		}
+		if p.limited {
+			capT := s.idx.Capacity(t)
+			over := false
+			for _, d := range p.limitDims {
+				if capT[d] > cl.charged[d] {
+					over = true
+				}
+			}
+			if over {
+				continue
+			}
+		}
+		if len(cl.ports) > 0 && s.dsPortClash(p, t, cl.ports) {
+			continue
+		}
+		pr, off, ok := s.idx.Cheapest(t, info.offer, left)
+		if !ok {
+			continue
+		}
+		opts = append(opts, option{t: t, price: pr, off: off})
+	}
+	slices.SortStableFunc(opts, func(a, b option) int {
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(s.idx.Type(a.t).Name, s.idx.Type(b.t).Name)
+	})
+	if len(opts) > s.cfg.maxOptions {
+		opts = opts[:s.cfg.maxOptions]
+	}
+	set := binpack.NewTypeSet(s.idx.Len())
+	for _, o := range opts {
+		set.Set(o.t)
+	}
+	relaxed := false
+	if msg, ok := s.minValuesShort(p, info.reqs, set); !ok {
+		if s.cfg.minValues == MinValuesStrict {
+			cl.dropped = true
+			for _, pp := range cl.pods {
+				pp.failure = &failure{code: ReasonMinValues, causes: []Cause{{Code: ReasonMinValues, NodePool: p.tmpl.Name,
+					Message: fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions)}}}
+			}
+			return NodeClaim{}, false
+		}
+		relaxed = true
+	}
+	if len(opts) == 0 {
+		// Cannot happen: the claim's type fitted when its last pod was added.
+		cl.dropped = true
+		for _, pp := range cl.pods {
+			pp.failure = &failure{code: ReasonNoOffering, causes: []Cause{{Code: ReasonNoOffering, NodePool: p.tmpl.Name, Message: "no offering left for the NodeClaim"}}}
+		}
+		return NodeClaim{}, false
+	}
+	best := opts[0]
+	zone, ct, price, resID := s.idx.Offering(best.t, best.off)
+	reqs := info.reqs
+	var names []string
+	zones, cts := map[string]bool{}, map[string]bool{}
+	for _, o := range opts {
+		names = append(names, s.idx.Type(o.t).Name)
+		for _, of := range s.idx.Type(o.t).Offerings {
+			if of.Available && instancetypes.OfferingMatches(of, reqs) {
+				zones[of.Zone] = true
+				cts[of.CapacityType] = true
+			}
+		}
+	}
+	reqs = reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
+		requirements.In(requirements.LabelTopologyZone, keys(zones)...),
+		requirements.In(requirements.LabelCapacityType, keys(cts)...))
+	if resID != "" {
+		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, resID),
+			requirements.In(requirements.LabelCapacityType, requirements.CapacityTypeReserved))
+	}
+	labels := map[string]string{}
+	for k, v := range p.tmpl.Labels {
+		labels[k] = v
+	}
+	// Custom labels the NodePool requires but no pod decided get a value.
+	for r := range reqs.All() {
+		k := r.Key()
+		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || !r.RequiresPresent() {
+			continue
+		}
+		if v, ok := r.Pick(s.labelSeed(cl, k)); ok {
+			reqs = reqs.Add(requirements.In(k, v).WithMinValues(r.MinValues()))
+		}
+	}
+	for k, v := range reqs.Labels() {
+		if k == requirements.LabelInstanceType && len(names) > 1 {
+			continue
+		}
+		labels[k] = v
+	}
+	requests := cl.used.Add(p.ds[best.t])
+	nc := NodeClaim{
+		NodePool:            p.tmpl.Name,
+		InstanceType:        s.idx.Type(best.t).Name,
+		Zone:                zone,
+		ZoneID:              s.idx.ZoneID(zone),
+		CapacityType:        ct,
+		Price:               price,
+		InstanceTypeOptions: names,
+		Labels:              labels,
+		Taints:              p.tmpl.Taints,
+		StartupTaints:       p.tmpl.StartupTaints,
+		Requirements:        reqs.Expressions(),
+		Requests:            s.dims.List(requests),
+		ReservationID:       resID,
+		MinValuesRelaxed:    relaxed,
+	}
+	if nc.Requirements == nil {
+		nc.Requirements = []requirements.Expression{}
+	}
+	for _, pp := range cl.pods {
+		nc.Pods = append(nc.Pods, pp.name)
+	}
+	slices.Sort(nc.Pods)
+	return nc, true
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// labelSeed derives the seed of a generated label value from the solve's
+// seed, the claim and the key.
+func (s *solver) labelSeed(cl *claim, key string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s/%d/%s", s.seed, cl.pool.tmpl.Name, cl.id, key)
+	return h.Sum64()
+}
+
+// lowerBound is a price no valid plan for the pods placed on new NodeClaims
+// can beat.
+//
+// Proof: take any valid plan and one of its nodes, of type t with price P_t
+// and usable capacity U_t (allocatable minus DaemonSet overhead), hosting pods
+// S. For any resource r, Σ_{p∈S} req_{p,r} ≤ U_{t,r}, so
+// P_t ≥ Σ_{p∈S} req_{p,r} · P_t / U_{t,r} ≥ Σ_{p∈S} req_{p,r} · u_{p,r}, where
+// u_{p,r} is the lowest price per unit of r over every (NodePool, type) pod p
+// could use. Summing over nodes, the plan costs at least
+// Σ_p req_{p,r} · u_{p,r} for every r, hence at least the maximum over r.
+func (s *solver) lowerBound() float64 {
+	unit := map[int][]float64{} // per class: per dimension
+	best := make([]float64, s.dims.Len())
+	for _, pp := range s.pending {
+		cl := pp.claim
+		if cl == nil || cl.dropped {
+			continue
+		}
+		u, ok := unit[pp.cls.id]
+		if !ok {
+			u = s.unitPrices(pp.cls)
+			unit[pp.cls.id] = u
+		}
+		for d := range best {
+			if req := pp.cls.requests[d]; req > 0 && !math.IsInf(u[d], 1) {
+				best[d] += float64(req) * u[d]
+			}
+		}
+	}
+	lb := 0.0
+	for _, b := range best {
+		lb = max(lb, b)
+	}
+	return lb
+}
+
+// unitPrices returns, per dimension, the lowest price per unit over every
+// (pool, type) the class could use under any alternative, preferences relaxed.
+func (s *solver) unitPrices(c *class) []float64 {
+	u := make([]float64, s.dims.Len())
+	for d := range u {
+		u[d] = math.Inf(1)
+	}
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, len(c.steps), true)
+		if !ok {
+			continue
+		}
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, len(c.steps)) {
+				continue
+			}
+			id := s.reqs.compat(p.reqID, a.reqID)
+			if id < 0 {
+				continue
+			}
+			info := s.reqs.info(id)
+			info.typeSet(s).Each(func(t int) bool {
+				if !c.requests.Fits(p.usable[t]) {
+					return true
+				}
+				pr, _, ok := s.idx.Cheapest(t, info.offer, nil)
+				if !ok {
+					return true
+				}
+				for d := range u {
+					if usable := p.usable[t][d]; usable > 0 {
+						u[d] = min(u[d], pr/float64(usable))
+					}
+				}
+				return true
+			})
+		}
+	}
+	return u
+}

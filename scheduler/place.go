@@ -1,0 +1,541 @@
+package scheduler
+
+import (
+	"fmt"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// claim is a NodeClaim under construction: its requirements (its NodePool's
+// ∩ every pod's ∩ topology pins), its pods and their summed requests, and
+// the cheapest instance type that fits them. Adding a pod narrows the
+// requirements and can only raise the requests, so a type that fits later
+// fitted before: earlier pods are never invalidated.
+type claim struct {
+	id      int
+	host    string // placeholder hostname, unique in the solve
+	pool    *pool
+	reqID   int32
+	used    binpack.Vec
+	pods    []*pending
+	typ     int
+	pos     int
+	price   float64
+	charged binpack.Vec // capacity charged to the pool's limits
+	ports   []hostPort
+	bucket  *bucket
+	dropped bool
+}
+
+// bucket holds the claims that share one requirement set, in the order they
+// joined it. Entries of claims that moved on (their requirements narrowed)
+// stay behind and are skipped.
+type bucket struct {
+	idx    int
+	reqID  int32
+	pool   *pool
+	claims []*claim
+}
+
+func (s *solver) bucketFor(id int32) *bucket {
+	info := s.reqs.info(id)
+	if info.bucket == nil {
+		b := &bucket{idx: len(s.buckets), reqID: id, pool: info.pool}
+		info.bucket = b
+		s.buckets = append(s.buckets, b)
+		info.pool.buckets = append(info.pool.buckets, b)
+	}
+	return info.bucket
+}
+
+// evaluation is a candidate placement, computed without side effects.
+type evaluation struct {
+	claim *claim // nil for a new claim
+	pool  *pool
+	reqID int32
+	typ   int
+	pos   int
+	price float64
+	delta float64
+	need  binpack.Vec
+	pins  bool
+}
+
+// attempt is one try to place a pod: a requirement alternative at a
+// relaxation level.
+type attempt struct {
+	c        *class
+	alt      int
+	level    int
+	reqID    int32 // the pod's requirements for this attempt
+	allowNew bool
+	active   topology.Active
+}
+
+func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, bool) {
+	a := attempt{c: c, alt: alt, level: level, allowNew: allowNew}
+	k := variantKey{alt: alt, level: level}
+	id, ok := c.variants[k]
+	if !ok {
+		r := c.alts[alt]
+		for i, p := range c.prefs {
+			if c.activePref(i, level) {
+				r = r.Intersect(p.reqs)
+			}
+		}
+		id = -1
+		if _, empty := r.Empty(); !empty {
+			id = s.reqs.intern(r, nil)
+		}
+		c.variants[k] = id
+	}
+	if id < 0 {
+		return a, false
+	}
+	a.reqID = id
+	a.active = func(i int) bool { return c.activeTerm(i, level) }
+	return a, true
+}
+
+// place tries to place one pending pod, relaxing preferences as needed.
+func (s *solver) place(pp *pending) bool {
+	c := pp.cls
+	if c.invalid != nil {
+		pp.failure = c.invalid
+		return false
+	}
+	level := 0
+	for {
+		allowNew := level >= c.nWhile
+		for alt := range c.alts {
+			a, ok := s.newAttempt(c, alt, level, allowNew)
+			if !ok {
+				continue
+			}
+			if s.tryPlace(pp, a) {
+				pp.relaxed = c.relaxedAt(level)
+				return true
+			}
+		}
+		if level >= len(c.steps) {
+			return false
+		}
+		if level < c.nWhile {
+			level = c.nWhile // honour-while-free: drop every WhileFree preference at once
+			if level == 0 {
+				level = 1
+			}
+			continue
+		}
+		level++
+	}
+}
+
+// tryPlace places the pod on the first candidate that takes it: existing
+// nodes, then per NodePool by weight the planned NodeClaims of that pool
+// and a new NodeClaim of it.
+func (s *solver) tryPlace(pp *pending, a attempt) bool {
+	c := a.c
+	if en := s.findExisting(pp, a); en != nil {
+		return true
+	}
+	for _, p := range s.pools {
+		if !s.poolTolerated(c, p, a.level) {
+			continue
+		}
+		best, ok := s.findClaim(pp, a, p)
+		if ok && best.delta == 0 {
+			s.commit(pp, a, best)
+			return true
+		}
+		if a.allowNew {
+			if nc, ok2 := s.evalNew(a, p); ok2 {
+				if !ok || nc.price+s.cfg.nodeCost < best.delta {
+					s.commit(pp, a, nc)
+					return true
+				}
+			}
+		}
+		if ok {
+			s.commit(pp, a, best)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
+	if _, bad := requirements.UntoleratedTaint(p.tmpl.Taints, c.tolerations); bad {
+		return false
+	}
+	if p.preferNo && !c.toleratesPreferNoSchedule(level) {
+		if _, bad := requirements.UntoleratedPreference(p.tmpl.Taints, c.tolerations); bad {
+			return false
+		}
+	}
+	return true
+}
+
+// findExisting places the pod on the first existing node that takes it.
+func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
+	c := a.c
+	if len(s.existing) == 0 {
+		return nil
+	}
+	r := s.reqs.info(a.reqID).reqs
+	for _, en := range s.existing {
+		if en.notReady || !c.requests.Fits(en.free) {
+			continue
+		}
+		if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
+			continue
+		}
+		if !c.toleratesPreferNoSchedule(a.level) {
+			if _, bad := requirements.UntoleratedPreference(en.taints, c.tolerations); bad {
+				continue
+			}
+		}
+		if !r.Matches(en.labels) {
+			continue
+		}
+		if _, clash := portsConflict(en.ports, c.ports); clash {
+			continue
+		}
+		host := topology.Host{Node: en.topo}
+		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
+			continue
+		}
+		en.free = en.free.Sub(c.requests)
+		en.ports = append(en.ports, c.ports...)
+		en.placed = append(en.placed, pp)
+		pp.node = en
+		s.topo.Record(c.topo, a.active, &host)
+		return en
+	}
+	return nil
+}
+
+// claimsPerScan bounds how many feasible planned claims are compared for one
+// pod when none fits without a bigger instance type.
+const claimsPerScan = 8
+
+// findClaim returns the best planned claim of pool p for the pod: the first
+// where it fits the claim's current instance type, else the one whose
+// instance type grows the least in price.
+func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
+	c := a.c
+	var best evaluation
+	found, seen := false, 0
+	for _, b := range p.buckets {
+		if s.reqs.compat(b.reqID, a.reqID) < 0 {
+			continue
+		}
+		bi := s.reqs.info(b.reqID)
+		bi.typeSet(s)
+		cur := c.cursors[int32(b.idx)]
+		advancing := true
+		for i := cur; i < len(b.claims); i++ {
+			cl := b.claims[i]
+			if cl.bucket != b || cl.dropped {
+				if advancing {
+					cur = i + 1
+				}
+				continue
+			}
+			if !cl.used.FitsSum(c.requests, bi.maxUsable) {
+				if advancing {
+					cur = i + 1
+				}
+				continue
+			}
+			ev, ok, mono := s.evalClaim(a, cl)
+			if !ok {
+				if mono && advancing {
+					cur = i + 1
+				}
+				continue
+			}
+			advancing = false
+			if ev.delta == 0 {
+				c.cursors[int32(b.idx)] = cur
+				return ev, true
+			}
+			if !found || ev.delta < best.delta {
+				best, found = ev, true
+			}
+			seen++
+			if seen >= claimsPerScan {
+				break
+			}
+		}
+		c.cursors[int32(b.idx)] = cur
+		if seen >= claimsPerScan {
+			break
+		}
+	}
+	return best, found
+}
+
+// evalClaim evaluates adding the pod to a planned claim. mono reports that
+// the refusal is permanent for the pod's class (resources, ports, required
+// anti-affinity), so later pods of the class may skip the claim.
+func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) {
+	c := a.c
+	id := s.reqs.compat(cl.reqID, a.reqID)
+	if id < 0 {
+		return ev, false, false
+	}
+	if _, clash := portsConflict(cl.ports, c.ports); clash {
+		return ev, false, true
+	}
+	pinned := false
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
+		if v != nil {
+			return ev, false, v.Permanent
+		}
+		if len(pins) > 0 {
+			id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+			if id < 0 {
+				return ev, false, false
+			}
+			pinned = true
+		}
+	}
+	need := cl.used.Add(c.requests)
+	from := 0
+	if id == cl.reqID {
+		from = cl.pos
+	}
+	t, pos, price, fits := s.cheapestFit(a.c, cl.pool, id, need, &cl.charged, from)
+	if !fits {
+		return ev, false, false
+	}
+	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
+		return ev, false, false
+	}
+	return evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, delta: price - cl.price, need: need, pins: pinned}, true, false
+}
+
+// evalNew evaluates a new claim of pool p for the pod.
+func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
+	c := a.c
+	if p.nodesLeft == 0 || p.types.IsEmpty() {
+		return evaluation{}, false
+	}
+	id := s.reqs.compat(p.reqID, a.reqID)
+	if id < 0 {
+		return evaluation{}, false
+	}
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints}
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
+		if v != nil {
+			return evaluation{}, false
+		}
+		if len(pins) > 0 {
+			id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+			if id < 0 {
+				return evaluation{}, false
+			}
+		}
+	}
+	var zero binpack.Vec
+	t, pos, price, fits := s.cheapestFit(c, p, id, c.requests, &zero, 0)
+	if !fits {
+		return evaluation{}, false
+	}
+	if !s.minValuesOK(p, id, c.requests, &zero) {
+		return evaluation{}, false
+	}
+	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
+}
+
+// newHost is the hostname a new claim is checked under: a domain no pod is
+// ever recorded in.
+const newHost = "\x00new"
+
+// cheapestFit returns the cheapest instance type of the set id (of pool p)
+// whose usable capacity holds need and whose capacity stays within the pool's
+// limits given what the claim is already charged, scanning the price order
+// from position from.
+func (s *solver) cheapestFit(c *class, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int) (t, pos int, price float64, ok bool) {
+	info := s.reqs.info(id)
+	types := info.typeSet(s)
+	if !need.Fits(info.maxUsable) {
+		return 0, 0, 0, false
+	}
+	for i := from; i < len(info.order); i++ {
+		tt := int(info.order[i])
+		if !types.Has(tt) || !need.Fits(p.usable[tt]) {
+			continue
+		}
+		if p.limited {
+			capT := s.idx.Capacity(tt)
+			if !p.withinLimits(&capT, charged) {
+				continue
+			}
+		}
+		if len(c.ports) > 0 && s.dsPortClash(p, tt, c.ports) {
+			continue
+		}
+		pr, _, okp := s.idx.Cheapest(tt, info.offer, nil)
+		if !okp {
+			continue
+		}
+		return tt, i, pr, true
+	}
+	return 0, 0, 0, false
+}
+
+func (s *solver) dsPortClash(p *pool, t int, ports []hostPort) bool {
+	for _, d := range p.dsSets[t] {
+		if _, clash := portsConflict(s.daemonSets[d].HostPorts(), ports); clash {
+			return true
+		}
+	}
+	return false
+}
+
+// minValuesOK reports whether the types of set id that fit need still offer
+// every minValues of the pool (always true under BestEffort).
+func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, charged *binpack.Vec) bool {
+	if len(p.minValues) == 0 || s.cfg.minValues == MinValuesBestEffort {
+		return true
+	}
+	info := s.reqs.info(id)
+	fit := binpack.NewTypeSet(s.idx.Len())
+	info.typeSet(s).Each(func(t int) bool {
+		if need.Fits(p.usable[t]) {
+			if p.limited {
+				capT := s.idx.Capacity(t)
+				if !p.withinLimits(&capT, charged) {
+					return true
+				}
+			}
+			fit.Set(t)
+		}
+		return true
+	})
+	_, ok := s.minValuesShort(p, info.reqs, fit)
+	return ok
+}
+
+// minValuesShort returns the first minValues requirement the types of set
+// fall short of.
+func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set binpack.TypeSet) (string, bool) {
+	for _, mv := range p.minValues {
+		key := mv.Key()
+		r := reqs.Get(key)
+		var n int
+		switch {
+		case s.idx.IsLabelKey(key):
+			for _, v := range s.idx.LabelValues(key, set) {
+				if r.Has(v) {
+					n++
+				}
+			}
+		case key == requirements.LabelInstanceType:
+			n = set.Count()
+		default:
+			n = mv.MinValues() // keys no instance type decides cannot fall short
+		}
+		if n < mv.MinValues() {
+			return fmt.Sprintf("minValues %d of %s not met: %d available", mv.MinValues(), key, n), false
+		}
+	}
+	return "", true
+}
+
+// ranker breaks ties when topology pins a claim to a domain: the cheaper
+// domain for the claim's requirements wins.
+func (s *solver) ranker(id int32) topology.Ranker {
+	return func(key, value string) float64 {
+		if key != requirements.LabelTopologyZone && key != requirements.LabelCapacityType {
+			return 0
+		}
+		f := binpack.NewOfferFilter(s.idx, s.reqs.info(id).reqs.Add(requirements.In(key, value)))
+		best := math.Inf(1)
+		for _, t := range s.rankTypes(id) {
+			if pr, _, ok := s.idx.Cheapest(t, f, nil); ok && pr < best {
+				best = pr
+			}
+		}
+		return best
+	}
+}
+
+// rankTypes returns a few of the cheapest types of the set, to price domains.
+func (s *solver) rankTypes(id int32) []int {
+	info := s.reqs.info(id)
+	if info.pool == nil {
+		return nil
+	}
+	types := info.typeSet(s)
+	var out []int
+	for _, t := range info.order {
+		if types.Has(int(t)) {
+			out = append(out, int(t))
+			if len(out) == 3 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// commit applies an evaluation: the one place a placement changes state.
+func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
+	c := a.c
+	cl := ev.claim
+	if cl == nil {
+		cl = &claim{id: len(s.claims), pool: ev.pool, reqID: -1}
+		cl.host = fmt.Sprintf("nodeplan-claim-%d", cl.id)
+		s.claims = append(s.claims, cl)
+		if ev.pool.nodesLeft > 0 {
+			ev.pool.nodesLeft--
+		}
+	}
+	capT := s.idx.Capacity(ev.typ)
+	cl.pool.charge(&capT, &cl.charged)
+	cl.charged = capT
+	if cl.reqID != ev.reqID {
+		cl.reqID = ev.reqID
+		b := s.bucketFor(ev.reqID)
+		cl.bucket = b
+		b.claims = append(b.claims, cl)
+	}
+	cl.used = ev.need
+	cl.typ, cl.pos, cl.price = ev.typ, ev.pos, ev.price
+	cl.pods = append(cl.pods, pp)
+	cl.ports = append(cl.ports, c.ports...)
+	pp.claim = cl
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+		s.topo.Record(c.topo, a.active, &host)
+	}
+}
+
+// anyPreferNoScheduleTaint reports whether some pool or node carries a
+// PreferNoSchedule taint (only then is tolerating them a relaxation step).
+func anyPreferNoScheduleTaint(pools []*pool, nodes []*existingNode) bool {
+	for _, p := range pools {
+		if p.preferNo {
+			return true
+		}
+	}
+	for _, n := range nodes {
+		for _, t := range n.taints {
+			if t.Effect == corev1.TaintEffectPreferNoSchedule {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,472 @@
+package scheduler
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// pool is a NodePool prepared for placement.
+type pool struct {
+	idx  int
+	tmpl nodepool.Template
+	// reqs is the template's requirements narrowed to the zones and
+	// capacity types its instance types offer.
+	reqs   requirements.Requirements
+	reqID  int32
+	types  binpack.TypeSet // types compatible with the template whose DaemonSet overhead fits
+	usable []binpack.Vec   // per type: allocatable − DaemonSet overhead
+	ds     []binpack.Vec   // per type: DaemonSet overhead
+	dsSets [][]int         // per type: indexes of the DaemonSets that run there
+	zones  []string
+	cts    []string
+	// limits
+	limited   bool
+	remaining binpack.Vec // per limited dimension; math.MaxInt64 where unlimited
+	limitDims []int
+	nodesLeft int // -1: no nodes limit
+	minValues []requirements.Requirement
+	claims    int
+	buckets   []*bucket
+	preferNo  bool // has a PreferNoSchedule taint
+	noTypes   string
+}
+
+// hostPort is one (ip, port, protocol) a pod holds on its node.
+type hostPort = nodepool.HostPort
+
+func portsConflict(a, b []hostPort) (hostPort, bool) {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Port == y.Port && x.Protocol == y.Protocol && (x.IP == y.IP || x.IP == "0.0.0.0" || y.IP == "0.0.0.0" || x.IP == "::" || y.IP == "::") {
+				return x, true
+			}
+		}
+	}
+	return hostPort{}, false
+}
+
+func podHostPorts(spec *corev1.PodSpec) []hostPort {
+	var out []hostPort
+	add := func(cs []corev1.Container) {
+		for _, c := range cs {
+			for _, p := range c.Ports {
+				if p.HostPort <= 0 {
+					continue
+				}
+				hp := hostPort{IP: p.HostIP, Port: p.HostPort, Protocol: p.Protocol}
+				if hp.IP == "" {
+					hp.IP = "0.0.0.0"
+				}
+				if hp.Protocol == "" {
+					hp.Protocol = corev1.ProtocolTCP
+				}
+				out = append(out, hp)
+			}
+		}
+	}
+	add(spec.InitContainers)
+	add(spec.Containers)
+	return out
+}
+
+// pending is one pending pod.
+type pending struct {
+	pod   *corev1.Pod
+	name  string // namespace/name
+	cls   *class
+	order int
+	// placement
+	claim    *claim
+	node     *existingNode
+	failure  *failure
+	relaxed  []string
+	attempts int
+}
+
+// existingNode is a node of the cluster that can host pending pods.
+type existingNode struct {
+	idx      int
+	name     string
+	node     *corev1.Node
+	labels   map[string]string
+	reqs     requirements.Requirements
+	taints   []corev1.Taint // taints that apply to new pods
+	free     binpack.Vec
+	ports    []hostPort
+	pool     *pool
+	topo     *topology.Node
+	placed   []*pending
+	notReady bool
+}
+
+// prepare builds pools, existing nodes and pod classes.
+func (s *solver) preparePools(pools []nodepool.NodePool) error {
+	tmpls, err := nodepool.Templates(pools, s.schema)
+	if err != nil {
+		return err
+	}
+	var dss []nodepool.DaemonSet
+	for _, d := range s.cfg.daemonSets {
+		ds, err := nodepool.NewDaemonSet(d, s.schema)
+		if err != nil {
+			return err
+		}
+		dss = append(dss, ds)
+	}
+	s.daemonSets = dss
+	s.dsVecs = make([]binpack.Vec, len(dss))
+	for i, ds := range dss {
+		v, unknown := s.dims.Vector(ds.Requests())
+		if len(unknown) > 0 {
+			// A DaemonSet asking for a resource no instance type has cannot
+			// fit anywhere it would run: it makes those types unusable.
+			v[0] = math.MaxInt32
+		}
+		s.dsVecs[i] = v
+	}
+	n := s.idx.Len()
+	for i, t := range tmpls {
+		p := &pool{idx: i, tmpl: t, nodesLeft: -1}
+		p.types = s.idx.Filter(t.Requirements)
+		if key, empty := t.Requirements.Empty(); empty {
+			p.types = binpack.NewTypeSet(n)
+			p.noTypes = fmt.Sprintf("requirement on %s cannot be met", key)
+		}
+		p.usable = make([]binpack.Vec, n)
+		p.ds = make([]binpack.Vec, n)
+		p.dsSets = make([][]int, n)
+		s.daemonOverhead(p)
+		for _, tt := range t.Taints {
+			if tt.Effect == corev1.TaintEffectPreferNoSchedule {
+				p.preferNo = true
+			}
+		}
+		for r := range t.Requirements.All() {
+			if r.MinValues() > 0 {
+				p.minValues = append(p.minValues, r)
+			}
+		}
+		s.poolLimits(p)
+		// Zones and capacity types the pool's types offer.
+		zones, cts := map[string]bool{}, map[string]bool{}
+		p.types.Each(func(ti int) bool {
+			for _, o := range s.idx.Type(ti).Offerings {
+				if o.Available && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
+					t.Requirements.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
+					t.Requirements.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
+					zones[o.Zone] = true
+					cts[o.CapacityType] = true
+				}
+			}
+			return true
+		})
+		for z := range zones {
+			p.zones = append(p.zones, z)
+		}
+		for c := range cts {
+			p.cts = append(p.cts, c)
+		}
+		slices.Sort(p.zones)
+		slices.Sort(p.cts)
+		p.reqs = t.Requirements
+		if len(p.zones) > 0 {
+			p.reqs = p.reqs.Add(requirements.In(requirements.LabelTopologyZone, p.zones...),
+				requirements.In(requirements.LabelCapacityType, p.cts...))
+		}
+		if p.types.IsEmpty() && p.noTypes == "" {
+			p.noTypes = "no instance type satisfies the NodePool's requirements"
+		}
+		p.reqID = s.reqs.intern(p.reqs, p)
+		s.pools = append(s.pools, p)
+	}
+	return nil
+}
+
+// daemonOverhead computes, per instance type, the DaemonSets of the pool that
+// run there and what they take. A DaemonSet whose constraints mention no
+// instance-type label is evaluated once for the whole pool.
+func (s *solver) daemonOverhead(p *pool) {
+	perType := make([]bool, len(s.daemonSets))
+	poolWide := make([]bool, len(s.daemonSets))
+	for i, ds := range s.daemonSets {
+		typed := false
+		for _, alt := range ds.Alternatives() {
+			for _, k := range alt.Keys() {
+				if s.idx.IsLabelKey(k) || k == requirements.LabelTopologyZone || k == requirements.LabelCapacityType || k == instancetypes.LabelZoneID {
+					typed = true
+				}
+			}
+		}
+		perType[i] = typed
+		if !typed {
+			poolWide[i] = p.tmpl.RunsDaemonSet(ds, requirements.Requirements{})
+		}
+	}
+	p.types.Each(func(t int) bool {
+		var v binpack.Vec
+		var set []int
+		for i, ds := range s.daemonSets {
+			runs := poolWide[i]
+			if perType[i] {
+				runs = p.tmpl.RunsDaemonSet(ds, s.idx.Type(t).Requirements())
+			}
+			if runs {
+				v = v.Add(s.dsVecs[i])
+				set = append(set, i)
+			}
+		}
+		p.ds[t] = v
+		p.dsSets[t] = set
+		u := s.idx.Allocatable(t).Sub(v)
+		if u.AnyNegative() {
+			p.types.Clear(t)
+			return true
+		}
+		p.usable[t] = u
+		return true
+	})
+}
+
+// poolLimits computes what the pool may still launch: limits minus the
+// capacity of its existing nodes.
+func (s *solver) poolLimits(p *pool) {
+	if len(p.tmpl.Limits) == 0 {
+		return
+	}
+	used := corev1.ResourceList{}
+	nodes := int64(0)
+	for _, n := range s.cfg.nodes {
+		if n.Labels[requirements.LabelNodePool] != p.tmpl.Name {
+			continue
+		}
+		nodes++
+		for name, q := range n.Status.Capacity {
+			sum := used[name]
+			sum.Add(q)
+			used[name] = sum
+		}
+	}
+	used[nodepool.ResourceNodes] = *resource.NewQuantity(nodes, resource.DecimalSI)
+	rem := p.tmpl.Remaining(used)
+	for i := range p.remaining {
+		p.remaining[i] = math.MaxInt64
+	}
+	for name, q := range rem {
+		if name == nodepool.ResourceNodes {
+			p.nodesLeft = max(int(q.Value()), 0)
+			continue
+		}
+		d, ok := s.dims.Index(name)
+		if !ok {
+			continue // no type has the resource: it can never be exceeded
+		}
+		p.limited = true
+		p.limitDims = append(p.limitDims, d)
+		if name == corev1.ResourceCPU {
+			p.remaining[d] = q.MilliValue()
+		} else {
+			p.remaining[d] = q.Value()
+		}
+	}
+	slices.Sort(p.limitDims)
+}
+
+// withinLimits reports whether growing the pool's charged capacity by
+// capacity(t) − charged stays within its remaining limits.
+func (p *pool) withinLimits(capNew, capOld *binpack.Vec) bool {
+	if !p.limited {
+		return true
+	}
+	for _, d := range p.limitDims {
+		if capNew[d]-capOld[d] > p.remaining[d] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *pool) charge(capNew, capOld *binpack.Vec) {
+	if !p.limited {
+		return
+	}
+	for _, d := range p.limitDims {
+		p.remaining[d] -= capNew[d] - capOld[d]
+	}
+}
+
+// seedOf derives the default seed from the input: pod and NodePool names.
+func seedOf(pods []*corev1.Pod, pools []nodepool.NodePool) uint64 {
+	h := fnv.New64a()
+	for _, p := range pods {
+		h.Write([]byte(p.Namespace + "/" + p.Name + "\x00"))
+	}
+	for _, p := range pools {
+		h.Write([]byte(p.Name + "\x00"))
+	}
+	return h.Sum64()
+}
+
+func podName(p *corev1.Pod) string {
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return ns + "/" + p.Name
+}
+
+// prepareExisting builds the existing nodes and the topology view of the
+// pods bound to them.
+func (s *solver) prepareExisting() ([]topology.ExistingPod, error) {
+	byName := map[string]*existingNode{}
+	nodes := slices.Clone(s.cfg.nodes)
+	slices.SortStableFunc(nodes, func(a, b *corev1.Node) int {
+		ai, bi := nodeInitialized(a), nodeInitialized(b)
+		if ai != bi {
+			if ai {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for i, n := range nodes {
+		if n.DeletionTimestamp != nil {
+			continue
+		}
+		en := &existingNode{idx: i, name: n.Name, node: n, labels: map[string]string{}}
+		for k, v := range n.Labels {
+			en.labels[s.schema.Normalize(k)] = v
+		}
+		if _, ok := en.labels[requirements.LabelHostname]; !ok {
+			en.labels[requirements.LabelHostname] = n.Name
+		}
+		en.reqs = s.schema.FromLabels(en.labels)
+		for _, p := range s.pools {
+			if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
+				en.pool = p
+			}
+		}
+		en.taints = effectiveTaints(n, en.pool)
+		alloc := n.Status.Allocatable
+		if len(alloc) == 0 {
+			alloc = n.Status.Capacity
+		}
+		en.free, _ = s.dims.Vector(alloc)
+		en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: n.Spec.Taints}
+		en.notReady = n.Spec.Unschedulable
+		byName[n.Name] = en
+		s.existing = append(s.existing, en)
+	}
+	var eps []topology.ExistingPod
+	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
+	for _, bp := range s.cfg.boundPods {
+		en, ok := byName[bp.Spec.NodeName]
+		if !ok {
+			continue
+		}
+		if bp.Status.Phase == corev1.PodSucceeded || bp.Status.Phase == corev1.PodFailed || bp.DeletionTimestamp != nil {
+			continue
+		}
+		v, _ := s.dims.Vector(podrequests.Of(&bp.Spec))
+		en.free = en.free.Sub(v)
+		en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
+		for _, o := range bp.OwnerReferences {
+			if o.Kind == "DaemonSet" {
+				if dsRunning[en.name] == nil {
+					dsRunning[en.name] = map[string]bool{}
+				}
+				dsRunning[en.name][bp.Namespace+"/"+o.Name] = true
+			}
+		}
+		ep := topology.ExistingPod{Namespace: bp.Namespace, Labels: bp.Labels, Node: en.topo}
+		if ep.Namespace == "" {
+			ep.Namespace = "default"
+		}
+		if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		}
+		eps = append(eps, ep)
+	}
+	// DaemonSet pods that should run on a node but are not there yet.
+	for _, en := range s.existing {
+		for i, ds := range s.daemonSets {
+			ns := ds.Namespace()
+			if ns == "" {
+				ns = "default"
+			}
+			if dsRunning[en.name][ns+"/"+ds.Name()] {
+				continue
+			}
+			if dsRunsOnNode(ds, en) {
+				en.free = en.free.Sub(s.dsVecs[i])
+				en.ports = append(en.ports, ds.HostPorts()...)
+			}
+		}
+	}
+	return eps, nil
+}
+
+func dsRunsOnNode(ds nodepool.DaemonSet, en *existingNode) bool {
+	if _, bad := requirements.UntoleratedTaint(en.node.Spec.Taints, ds.Tolerations()); bad {
+		return false
+	}
+	return slices.ContainsFunc(ds.Alternatives(), func(alt requirements.Requirements) bool { return alt.Matches(en.labels) })
+}
+
+func nodeInitialized(n *corev1.Node) bool {
+	if _, managed := n.Labels[requirements.LabelNodePool]; !managed {
+		return true // unmanaged nodes are treated as initialized
+	}
+	return n.Labels[requirements.LabelNodeInitialized] == "true"
+}
+
+// effectiveTaints returns the taints that keep new pods off an existing node.
+// On a Karpenter node that has not finished initialising, its NodePool's
+// startup taints and the well-known ephemeral taints are expected to go away.
+func effectiveTaints(n *corev1.Node, p *pool) []corev1.Taint {
+	if nodeInitialized(n) {
+		return n.Spec.Taints
+	}
+	var out []corev1.Taint
+	for _, t := range n.Spec.Taints {
+		if isEphemeralTaint(t) {
+			continue
+		}
+		if p != nil && slices.ContainsFunc(p.tmpl.StartupTaints, func(st corev1.Taint) bool {
+			return st.Key == t.Key && st.Effect == t.Effect && (st.Value == "" || st.Value == t.Value)
+		}) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func isEphemeralTaint(t corev1.Taint) bool {
+	switch {
+	case t.Key == corev1.TaintNodeNotReady && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute):
+		return true
+	case t.Key == corev1.TaintNodeUnreachable && t.Effect == corev1.TaintEffectNoSchedule:
+		return true
+	case t.Key == "node.cloudprovider.kubernetes.io/uninitialized" && t.Value == "true" && t.Effect == corev1.TaintEffectNoSchedule:
+		return true
+	case t.Key == "karpenter.sh/unregistered" && t.Effect == corev1.TaintEffectNoExecute:
+		return true
+	case strings.HasPrefix(t.Key, "readiness.k8s.io/"):
+		return true
+	}
+	return false
+}

@@ -1,0 +1,110 @@
+package scheduler
+
+import (
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// reqTable interns requirement sets, so that identical sets (most NodeClaims
+// of a pool, most replicas of a workload) share one id, one compatibility
+// answer and one instance-type set.
+type reqTable struct {
+	s      *solver
+	byFP   map[string]int32
+	infos  []*reqInfo
+	compats map[[2]int32]int32
+	inter  map[[2]int32]int32
+}
+
+// reqInfo is what the solver derives from one requirement set.
+type reqInfo struct {
+	id   int32
+	reqs requirements.Requirements
+	pool *pool // the NodePool the set belongs to (claim-level sets), else nil
+	// derived lazily (claim-level sets only)
+	typesDone bool
+	types     binpack.TypeSet
+	offer     binpack.OfferFilter
+	order     []int32
+	maxUsable binpack.Vec
+	bucket    *bucket
+}
+
+func newReqTable(s *solver) *reqTable {
+	return &reqTable{s: s, byFP: map[string]int32{}, compats: map[[2]int32]int32{}, inter: map[[2]int32]int32{}}
+}
+
+// intern returns the id of reqs; p names the pool for claim-level sets.
+func (t *reqTable) intern(reqs requirements.Requirements, p *pool) int32 {
+	fp := reqs.Fingerprint()
+	if id, ok := t.byFP[fp]; ok {
+		if p != nil && t.infos[id].pool == nil {
+			t.infos[id].pool = p
+		}
+		return id
+	}
+	id := int32(len(t.infos))
+	t.byFP[fp] = id
+	t.infos = append(t.infos, &reqInfo{id: id, reqs: reqs, pool: p})
+	return id
+}
+
+func (t *reqTable) info(id int32) *reqInfo { return t.infos[id] }
+
+// compat returns the id of target ∩ incoming when incoming is compatible
+// with target (well-known keys may be undefined on target), else -1. The
+// result keeps target's pool.
+func (t *reqTable) compat(target, incoming int32) int32 {
+	k := [2]int32{target, incoming}
+	if id, ok := t.compats[k]; ok {
+		return id
+	}
+	ti, ii := t.infos[target], t.infos[incoming]
+	id := int32(-1)
+	if ti.reqs.Compatible(ii.reqs, t.s.schema) == nil {
+		r := ti.reqs.Intersect(ii.reqs)
+		if _, empty := r.Empty(); !empty {
+			id = t.intern(r, ti.pool)
+		}
+	}
+	t.compats[k] = id
+	return id
+}
+
+// and returns the id of a ∩ b (no compatibility rule: both sides are
+// already the node's), or -1 when empty.
+func (t *reqTable) and(a, b int32) int32 {
+	k := [2]int32{a, b}
+	if id, ok := t.inter[k]; ok {
+		return id
+	}
+	r := t.infos[a].reqs.Intersect(t.infos[b].reqs)
+	id := int32(-1)
+	if _, empty := r.Empty(); !empty {
+		id = t.intern(r, t.infos[a].pool)
+	}
+	t.inter[k] = id
+	return id
+}
+
+// typeSet returns the instance types of the set's pool compatible with it.
+func (ri *reqInfo) typeSet(s *solver) binpack.TypeSet {
+	if ri.typesDone {
+		return ri.types
+	}
+	ri.typesDone = true
+	p := ri.pool
+	if p == nil {
+		ri.types = s.idx.Filter(ri.reqs)
+		return ri.types
+	}
+	ri.types = s.idx.Filter(ri.reqs)
+	ri.types.AndInto(p.types)
+	ri.offer = binpack.NewOfferFilter(s.idx, ri.reqs)
+	ri.order = s.idx.PriceOrder(ri.offer)
+	ri.types.Each(func(t int) bool {
+		ri.maxUsable = ri.maxUsable.Max(p.usable[t])
+		return true
+	})
+	return ri.types
+}

@@ -1,0 +1,522 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Term is one topology rule a pod owns.
+type Term struct {
+	g        *group
+	Kind     Kind
+	Key      string
+	Required bool
+	// Weight orders preferred terms (spread constraints with
+	// ScheduleAnyway have weight 0).
+	Weight int32
+	self   bool
+	// eligible domains for a spread term (non-hostname).
+	eligible []int32
+}
+
+// Describe names the term for people.
+func (t Term) Describe() string { return t.g.describe() }
+
+// Pod is a registered pending pod (or class of identical pods).
+type Pod struct {
+	Terms   []Term
+	matched []*group
+	keys    []string
+}
+
+// Relevant reports whether any topology group owns or counts the pod.
+func (p *Pod) Relevant() bool { return len(p.keys) > 0 }
+
+// Keys returns the topology keys that matter to the pod, sorted.
+func (p *Pod) Keys() []string { return p.keys }
+
+// Register adds a pending pod: its spread constraints and (anti-)affinity
+// terms become groups (shared with identical terms of other pods), and it
+// learns which groups count it. Call it for every pending pod before the
+// first Check; groups created later do not see earlier registrations.
+func (t *Tracker) Register(spec PodSpec) (*Pod, error) {
+	p := &Pod{}
+	for _, c := range spec.Spread {
+		if err := t.addSpread(p, spec, c); err != nil {
+			return nil, err
+		}
+	}
+	if a := spec.Affinity; a != nil {
+		if pa := a.PodAffinity; pa != nil {
+			for _, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				if err := t.addTerm(p, spec, Affinity, term, true, 0); err != nil {
+					return nil, err
+				}
+			}
+			for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				if err := t.addTerm(p, spec, Affinity, w.PodAffinityTerm, false, w.Weight); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if pa := a.PodAntiAffinity; pa != nil {
+			for _, term := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+				if err := t.addTerm(p, spec, AntiAffinity, term, true, 0); err != nil {
+					return nil, err
+				}
+			}
+			for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+				if err := t.addTerm(p, spec, AntiAffinity, w.PodAffinityTerm, false, w.Weight); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+// Finish computes, for every registered pod, which groups count it. Call it
+// once after the last Register.
+func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
+	for i, p := range pods {
+		spec := specs[i]
+		for _, g := range t.groups {
+			if g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels)) {
+				p.matched = append(p.matched, g)
+			}
+		}
+		keys := map[string]bool{}
+		for _, term := range p.Terms {
+			keys[term.Key] = true
+		}
+		for _, g := range p.matched {
+			keys[g.ks.key] = true
+		}
+		for k := range keys {
+			p.keys = append(p.keys, k)
+		}
+		slices.Sort(p.keys)
+	}
+}
+
+func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstraint) error {
+	var extra labels.Selector
+	if len(c.MatchLabelKeys) > 0 && c.LabelSelector != nil {
+		set := labels.Set{}
+		for _, k := range c.MatchLabelKeys {
+			if v, ok := spec.Labels[k]; ok {
+				set[k] = v
+			}
+		}
+		if len(set) > 0 {
+			extra = labels.SelectorFromSet(set)
+		}
+	}
+	o := termOpts{maxSkew: c.MaxSkew, minDomains: 1}
+	if c.MinDomains != nil {
+		o.minDomains = *c.MinDomains
+	}
+	honorAffinity := c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
+	if honorAffinity {
+		o.filterReqs = spec.Requirements
+	}
+	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+		o.honorTaints, o.tolerations = true, spec.Tolerations
+	}
+	term := corev1.PodAffinityTerm{LabelSelector: c.LabelSelector, TopologyKey: c.TopologyKey, Namespaces: []string{spec.Namespace}}
+	g, err := t.group(Spread, term, spec.Namespace, extra, o)
+	if err != nil {
+		return fmt.Errorf("topologySpreadConstraint on %s: %w", c.TopologyKey, err)
+	}
+	tm := Term{g: g, Kind: Spread, Key: g.ks.key, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway,
+		self: g.selector.Matches(labels.Set(spec.Labels))}
+	if g.ks.key != requirements.LabelHostname {
+		tm.eligible = t.eligible(g, spec, honorAffinity, o.honorTaints)
+		if !g.eligibleSet {
+			g.eligible, g.eligibleSet = tm.eligible, true
+		}
+	}
+	p.Terms = append(p.Terms, tm)
+	return nil
+}
+
+func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffinityTerm, required bool, weight int32) error {
+	g, err := t.group(kind, term, spec.Namespace, nil, termOpts{})
+	if err != nil {
+		return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
+	}
+	tm := Term{g: g, Kind: kind, Key: g.ks.key, Required: required, Weight: weight,
+		self: g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels))}
+	if kind == Affinity && g.ks.key != requirements.LabelHostname {
+		tm.eligible = t.eligible(g, spec, true, false)
+	}
+	p.Terms = append(p.Terms, tm)
+	return nil
+}
+
+// eligible returns the domains of g's key the pod could use: values offered
+// by sources that pass the pod's node filter, restricted to values its
+// requirements allow.
+func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
+	seen := map[int32]bool{}
+	var out []int32
+	for _, s := range t.sources {
+		if honorAffinity && len(spec.Requirements) > 0 {
+			ok := slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool {
+				if s.Existing {
+					return r.Matches(s.Requirements.Labels())
+				}
+				return s.Requirements.Compatible(r, t.schema) == nil
+			})
+			if !ok {
+				continue
+			}
+		}
+		if honorTaints {
+			if _, bad := requirements.UntoleratedTaint(s.Taints, spec.Tolerations); bad {
+				continue
+			}
+		}
+		for _, v := range s.Values(g.ks.key) {
+			if honorAffinity && len(spec.Requirements) > 0 &&
+				!slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool { return r.Get(g.ks.key).Has(v) }) {
+				continue
+			}
+			d := g.ks.intern(v)
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return sortedDomains(g.ks, out)
+}
+
+// Host is a candidate node for a pod: an existing node, or a NodeClaim
+// (planned earlier in this solve, or new).
+type Host struct {
+	// Hostname is the node name or the NodeClaim's placeholder name.
+	Hostname string
+	// Node is set for an existing node.
+	Node *Node
+	// Requirements are the candidate's requirements after the pod's were
+	// intersected in (a NodeClaim); ignored for an existing node.
+	Requirements requirements.Requirements
+	Taints       []corev1.Taint
+}
+
+// Violation says why a pod may not go to a host.
+type Violation struct {
+	Kind    Kind
+	Key     string
+	Group   string
+	Message string
+	// Permanent is set when the refusal can only persist as the solve goes
+	// on (counts only grow): required anti-affinity, and spread on
+	// hostname, where the minimum is always zero.
+	Permanent bool
+}
+
+func (v *Violation) Error() string { return v.Message }
+
+// Ranker breaks ties between domains a host could be pinned to: lower is
+// better. It may be nil.
+type Ranker func(key, value string) float64
+
+// Active reports whether term i of a pod is enforced.
+type Active func(i int) bool
+
+// Check decides whether the pod may go to host with its active terms, and
+// returns the requirements that pin the host to one domain on every key
+// where the pod's placement must be known (nil when nothing needs pinning).
+func (t *Tracker) Check(p *Pod, active Active, h *Host, rank Ranker) ([]requirements.Requirement, *Violation) {
+	if len(p.keys) == 0 {
+		return nil, nil
+	}
+	var pins []requirements.Requirement
+	for _, key := range p.keys {
+		ks := t.keys[key]
+		cands, single := t.candidates(ks, h)
+		if len(cands) == 0 {
+			// The node will not have the key: spread and affinity terms on it
+			// cannot be satisfied there; anti-affinity trivially is, and no
+			// group counts the pod on this key.
+			if v := t.missingKey(p, active, key); v != nil {
+				return nil, v
+			}
+			continue
+		}
+		cands, v := t.filter(p, active, ks, cands, h)
+		if v != nil {
+			return nil, v
+		}
+		if !single {
+			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, rank)]))
+		}
+	}
+	return pins, nil
+}
+
+func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
+	for i, term := range p.Terms {
+		if term.Key != key || !(term.Required || active(i)) {
+			continue
+		}
+		if term.Kind != AntiAffinity {
+			return &Violation{Kind: term.Kind, Key: key, Group: term.g.describe(), Message: fmt.Sprintf("%s: node has no %s label", term.g.describe(), key)}
+		}
+	}
+	return nil
+}
+
+// candidates returns the host's possible domains on ks, and whether the host
+// is already decided on it.
+func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
+	t.scratch = t.scratch[:0]
+	if ks.key == requirements.LabelHostname {
+		if h.Node != nil {
+			return append(t.scratch, ks.intern(h.Node.Hostname())), true
+		}
+		return append(t.scratch, ks.intern(h.Hostname)), true
+	}
+	if h.Node != nil {
+		if v, ok := h.Node.Labels[ks.key]; ok {
+			return append(t.scratch, ks.intern(v)), true
+		}
+		return t.scratch, true
+	}
+	r := h.Requirements.Get(ks.key)
+	if r.IsAny() && !t.schema.IsWellKnown(ks.key) {
+		return t.scratch, true // a custom label nobody declared: the node will not have it
+	}
+	if r.IsFinite() {
+		for _, v := range r.Values() {
+			t.scratch = append(t.scratch, ks.intern(v))
+		}
+		return t.scratch, len(t.scratch) == 1
+	}
+	for i, v := range ks.values {
+		if r.Has(v) {
+			t.scratch = append(t.scratch, int32(i))
+		}
+	}
+	return t.scratch, false
+}
+
+// filter keeps the candidate domains every active rule allows.
+func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
+	hostname := ks.key == requirements.LabelHostname
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if term.Key != ks.key || !(term.Required || active(i)) {
+			continue
+		}
+		g := term.g
+		before := cands
+		switch term.Kind {
+		case Spread:
+			if !g.hostPasses(h, t.schema) {
+				continue
+			}
+			m := t.minCount(term, hostname)
+			self := int32(0)
+			if term.self {
+				self = 1
+			}
+			cands = keep(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew })
+			if len(cands) == 0 {
+				v := t.violation(term, before, fmt.Sprintf("maxSkew %d would be exceeded (min %d)", g.maxSkew, m))
+				v.Permanent = term.Required && hostname
+				return nil, v
+			}
+		case Affinity:
+			any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
+			if !any && term.self && t.canBootstrap(term, hostname) {
+				continue
+			}
+			cands = keep(cands, func(d int32) bool { return g.get(d) > 0 })
+			if len(cands) == 0 {
+				return nil, t.violation(term, before, "no matching pod in any possible domain")
+			}
+		case AntiAffinity:
+			cands = keep(cands, func(d int32) bool { return g.get(d) == 0 })
+			if len(cands) == 0 {
+				v := t.violation(term, before, "a matching pod is already in every possible domain")
+				v.Permanent = term.Required
+				return nil, v
+			}
+		}
+	}
+	for _, g := range p.matched {
+		if g.ks != ks || g.ownersTotal == 0 {
+			continue
+		}
+		before := cands
+		switch g.kind {
+		case AntiAffinity:
+			cands = keep(cands, func(d int32) bool { return g.ownersIn(d) == 0 })
+			if len(cands) == 0 {
+				return nil, &Violation{Kind: AntiAffinity, Key: ks.key, Group: g.describe(), Permanent: true,
+					Message: fmt.Sprintf("a pod with required %s forbids it in %s", g.describe(), domainList(ks, before))}
+			}
+		case Spread:
+			if g.kind == Spread && !g.hostPasses(h, t.schema) {
+				continue
+			}
+			m := int32(0)
+			if !hostname {
+				m = g.minOver(g.eligible)
+			}
+			cands = keep(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew })
+			if len(cands) == 0 {
+				return nil, &Violation{Kind: Spread, Key: ks.key, Group: g.describe(), Permanent: hostname,
+					Message: fmt.Sprintf("%s: maxSkew %d of the pods already there would be exceeded; domains %s", g.describe(), g.maxSkew, g.counts(sortedDomains(ks, g.eligibleOr(before))))}
+			}
+		}
+	}
+	return cands, nil
+}
+
+func (g *group) eligibleOr(ds []int32) []int32 {
+	if len(g.eligible) > 0 {
+		return g.eligible
+	}
+	return ds
+}
+
+func (t *Tracker) violation(term *Term, cands []int32, why string) *Violation {
+	g := term.g
+	doms := term.eligible
+	if len(doms) == 0 {
+		doms = cands
+	}
+	return &Violation{Kind: term.Kind, Key: term.Key, Group: g.describe(),
+		Message: fmt.Sprintf("%s: %s; domains %s", g.describe(), why, g.counts(sortedDomains(g.ks, doms)))}
+}
+
+func keep(ds []int32, f func(int32) bool) []int32 {
+	out := ds[:0:0]
+	for _, d := range ds {
+		if f(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// minCount is the global minimum of a spread term: the lowest count over its
+// eligible domains, zero when fewer than minDomains are eligible, and zero
+// for hostname (a new node is always an empty domain).
+func (t *Tracker) minCount(term *Term, hostname bool) int32 {
+	if hostname {
+		return 0
+	}
+	if int32(len(term.eligible)) < term.g.minDoms {
+		return 0
+	}
+	return term.g.minOver(term.eligible)
+}
+
+func (g *group) minOver(ds []int32) int32 {
+	if len(ds) == 0 {
+		return 0
+	}
+	m := int32(math.MaxInt32)
+	for _, d := range ds {
+		m = min(m, g.get(d))
+	}
+	return m
+}
+
+// canBootstrap reports whether a self-selecting affinity pod may start a
+// domain: no domain it could use holds a matching pod yet.
+func (t *Tracker) canBootstrap(term *Term, hostname bool) bool {
+	g := term.g
+	if hostname || len(term.eligible) == 0 {
+		return g.nonzero == 0
+	}
+	return !slices.ContainsFunc(term.eligible, func(d int32) bool { return g.get(d) > 0 })
+}
+
+// choose picks the domain to pin a host to: the least loaded over the spread
+// groups that count or own the pod, then the ranker, then by value.
+func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32 {
+	best, bestLoad, bestRank := int32(-1), int64(0), 0.0
+	for _, d := range cands {
+		var load int64
+		for i := range p.Terms {
+			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread {
+				load += int64(term.g.get(d))
+			}
+		}
+		for _, g := range p.matched {
+			if g.ks == ks && g.kind == Spread {
+				load += int64(g.get(d))
+			}
+		}
+		r := 0.0
+		if rank != nil {
+			r = rank(ks.key, ks.values[d])
+		}
+		if best < 0 || load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best]))) {
+			best, bestLoad, bestRank = d, load, r
+		}
+	}
+	return best
+}
+
+// Record counts a placement: the pod went to host, whose requirements now
+// decide every key the pod is relevant to. active tells which of the pod's
+// terms were enforced.
+func (t *Tracker) Record(p *Pod, active Active, h *Host) {
+	if len(p.keys) == 0 {
+		return
+	}
+	for _, g := range p.matched {
+		if !g.hostPasses(h, t.schema) {
+			continue
+		}
+		if d, ok := t.domainOf(g.ks, h); ok {
+			g.add(d)
+		}
+	}
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if !term.Required {
+			continue
+		}
+		if term.Kind == AntiAffinity || term.Kind == Spread {
+			if d, ok := t.domainOf(term.g.ks, h); ok {
+				term.g.addOwner(d)
+			}
+		}
+	}
+}
+
+func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
+	if h.Node != nil {
+		return t.nodeDomain(ks, h.Node)
+	}
+	if ks.key == requirements.LabelHostname {
+		return ks.intern(h.Hostname), true
+	}
+	r := h.Requirements.Get(ks.key)
+	if r.IsFinite() && len(r.Values()) == 1 {
+		return ks.intern(r.Values()[0]), true
+	}
+	return 0, false
+}
+
+func domainList(ks *keyState, ds []int32) string {
+	var out []string
+	for _, d := range sortedDomains(ks, ds) {
+		out = append(out, ks.values[d])
+	}
+	return fmt.Sprint(out)
+}

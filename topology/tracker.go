@@ -1,0 +1,381 @@
+package topology
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Kind is the kind of a topology group.
+type Kind uint8
+
+// The kinds of topology group.
+const (
+	Spread Kind = iota
+	Affinity
+	AntiAffinity
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Spread:
+		return "topology spread"
+	case Affinity:
+		return "pod affinity"
+	default:
+		return "pod anti-affinity"
+	}
+}
+
+// Source is a place domains come from: a NodePool (its requirements, taints
+// and the values its instance types offer) or an existing node (its labels).
+type Source struct {
+	Name         string
+	Requirements requirements.Requirements
+	Taints       []corev1.Taint
+	// Values returns the domain values the source offers for a key (nil
+	// when it offers none).
+	Values func(key string) []string
+	// Existing marks an existing node: its requirements are its labels and
+	// are matched strictly.
+	Existing bool
+}
+
+// Node is an existing node as topology sees it.
+type Node struct {
+	Name   string
+	Labels map[string]string
+	Taints []corev1.Taint
+}
+
+// Hostname returns the node's hostname domain (its hostname label, else its name).
+func (n Node) Hostname() string {
+	if h, ok := n.Labels[requirements.LabelHostname]; ok && h != "" {
+		return h
+	}
+	return n.Name
+}
+
+// ExistingPod is a pod already bound to an existing node.
+type ExistingPod struct {
+	Namespace string
+	Labels    map[string]string
+	Node      *Node
+	// AntiAffinity holds the pod's required anti-affinity terms: they keep
+	// matching pods out of the pod's domains (the inverse rule).
+	AntiAffinity []corev1.PodAffinityTerm
+}
+
+// PodSpec describes a pending pod (or a class of identical pods) to Register.
+type PodSpec struct {
+	Namespace   string
+	Labels      map[string]string
+	Tolerations []corev1.Toleration
+	// Requirements are the pod's strict node requirements, one entry per
+	// required node-affinity term (nodeSelector included in each); empty
+	// when the pod has none. They feed nodeAffinityPolicy: Honor.
+	Requirements []requirements.Requirements
+	Spread       []corev1.TopologySpreadConstraint
+	Affinity     *corev1.Affinity
+}
+
+// Tracker holds the groups and counts of one solve. It is not safe for
+// concurrent use.
+type Tracker struct {
+	schema     requirements.Schema
+	sources    []Source
+	namespaces map[string]map[string]string
+	existing   []ExistingPod
+	keys       map[string]*keyState
+	groups     []*group
+	groupIdx   map[string]*group
+	scratch    []int32
+}
+
+type keyState struct {
+	key    string
+	values []string
+	idx    map[string]int32
+}
+
+func (k *keyState) intern(v string) int32 {
+	if i, ok := k.idx[v]; ok {
+		return i
+	}
+	i := int32(len(k.values))
+	k.idx[v] = i
+	k.values = append(k.values, v)
+	return i
+}
+
+// New builds a tracker. namespaces maps a namespace name to its labels (for
+// namespaceSelectors); existing lists the pods already bound to nodes.
+func New(schema requirements.Schema, sources []Source, namespaces map[string]map[string]string, existing []ExistingPod) *Tracker {
+	t := &Tracker{
+		schema: schema, sources: sources, namespaces: namespaces, existing: existing,
+		keys: map[string]*keyState{}, groupIdx: map[string]*group{},
+	}
+	// Inverse anti-affinity of existing pods.
+	for i := range existing {
+		ep := &existing[i]
+		for _, term := range ep.AntiAffinity {
+			g, err := t.group(AntiAffinity, term, ep.Namespace, nil, termOpts{})
+			if err != nil {
+				continue
+			}
+			if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
+				g.addOwner(d)
+			}
+		}
+	}
+	return t
+}
+
+func (t *Tracker) key(k string) *keyState {
+	ks, ok := t.keys[k]
+	if !ok {
+		ks = &keyState{key: k, idx: map[string]int32{}}
+		t.keys[k] = ks
+	}
+	return ks
+}
+
+// nodeDomain returns the node's domain on ks, when it has the key.
+func (t *Tracker) nodeDomain(ks *keyState, n *Node) (int32, bool) {
+	if ks.key == requirements.LabelHostname {
+		return ks.intern(n.Hostname()), true
+	}
+	v, ok := n.Labels[ks.key]
+	if !ok {
+		return 0, false
+	}
+	return ks.intern(v), true
+}
+
+// group is one topology group: a kind, a key, a selector over pods in some
+// namespaces, and per-domain counts of matching pods and of owners.
+type group struct {
+	id       string
+	kind     Kind
+	ks       *keyState
+	selector labels.Selector
+	selDesc  string
+	ns       nsMatcher
+	maxSkew  int32
+	minDoms  int32
+	// filter: nodes a spread group counts (nodeAffinityPolicy /
+	// nodeTaintsPolicy Honor); nil / false when the policy is Ignore.
+	filterReqs  []requirements.Requirements
+	honorTaints bool
+	tolerations []corev1.Toleration
+	// eligible domains for min (spread, non-hostname), from the first owner.
+	eligible    []int32
+	eligibleSet bool
+
+	count       []int32
+	owners      []int32
+	nonzero     int
+	ownersTotal int
+}
+
+func (g *group) grow(d int32) {
+	for int(d) >= len(g.count) {
+		g.count = append(g.count, 0)
+		g.owners = append(g.owners, 0)
+	}
+}
+
+func (g *group) get(d int32) int32 {
+	if int(d) < len(g.count) {
+		return g.count[d]
+	}
+	return 0
+}
+
+func (g *group) ownersIn(d int32) int32 {
+	if int(d) < len(g.owners) {
+		return g.owners[d]
+	}
+	return 0
+}
+
+func (g *group) add(d int32) {
+	g.grow(d)
+	if g.count[d] == 0 {
+		g.nonzero++
+	}
+	g.count[d]++
+}
+
+func (g *group) addOwner(d int32) {
+	g.grow(d)
+	g.owners[d]++
+	g.ownersTotal++
+}
+
+type nsMatcher struct {
+	all      bool
+	names    []string
+	selector labels.Selector
+}
+
+func (m nsMatcher) matches(ns string, nsLabels map[string]map[string]string) bool {
+	if m.all {
+		return true
+	}
+	if slices.Contains(m.names, ns) {
+		return true
+	}
+	if m.selector != nil && m.selector.Matches(labels.Set(nsLabels[ns])) {
+		return true
+	}
+	return false
+}
+
+func (m nsMatcher) String() string {
+	if m.all {
+		return "*"
+	}
+	s := strings.Join(m.names, ",")
+	if m.selector != nil {
+		s += "|" + m.selector.String()
+	}
+	return s
+}
+
+type termOpts struct {
+	maxSkew, minDomains int32
+	filterReqs          []requirements.Requirements
+	honorTaints         bool
+	tolerations         []corev1.Toleration
+}
+
+// group returns the group for an affinity term or spread constraint,
+// creating and counting it on first use.
+func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, extraSelector labels.Selector, o termOpts) (*group, error) {
+	sel, err := selectorOf(term.LabelSelector)
+	if err != nil {
+		return nil, err
+	}
+	if extraSelector != nil {
+		reqs, _ := extraSelector.Requirements()
+		sel = sel.Add(reqs...)
+	}
+	ns := nsMatcher{}
+	switch {
+	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
+		ns.all = true
+	default:
+		ns.names = slices.Clone(term.Namespaces)
+		if term.NamespaceSelector != nil {
+			s, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+			if err != nil {
+				return nil, err
+			}
+			ns.selector = s
+		}
+		if len(ns.names) == 0 && ns.selector == nil {
+			ns.names = []string{ownerNS}
+		}
+		slices.Sort(ns.names)
+	}
+	key := requirements.DefaultSchema().Normalize(term.TopologyKey)
+	key = t.schema.Normalize(key)
+	var id strings.Builder
+	fmt.Fprintf(&id, "%d|%s|%s|%s|%d|%d|%t", kind, key, sel.String(), ns.String(), o.maxSkew, o.minDomains, o.honorTaints)
+	for _, r := range o.filterReqs {
+		id.WriteString("|" + r.Fingerprint())
+	}
+	if o.honorTaints {
+		for _, tol := range o.tolerations {
+			fmt.Fprintf(&id, "|%s/%s/%s/%s", tol.Key, tol.Operator, tol.Value, tol.Effect)
+		}
+	}
+	if g, ok := t.groupIdx[id.String()]; ok {
+		return g, nil
+	}
+	g := &group{
+		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: sel.String(), ns: ns,
+		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
+		honorTaints: o.honorTaints, tolerations: o.tolerations,
+	}
+	t.groupIdx[g.id] = g
+	t.groups = append(t.groups, g)
+	for i := range t.existing {
+		ep := &t.existing[i]
+		if !g.ns.matches(ep.Namespace, t.namespaces) || !g.selector.Matches(labels.Set(ep.Labels)) {
+			continue
+		}
+		if !g.nodePasses(ep.Node) {
+			continue
+		}
+		if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
+			g.add(d)
+		}
+	}
+	return g, nil
+}
+
+func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
+	if ls == nil {
+		// A nil selector selects nothing (kube-scheduler).
+		return labels.Nothing(), nil
+	}
+	return metav1.LabelSelectorAsSelector(ls)
+}
+
+// nodePasses applies a spread group's node filter to an existing node.
+func (g *group) nodePasses(n *Node) bool {
+	if len(g.filterReqs) > 0 && !slices.ContainsFunc(g.filterReqs, func(r requirements.Requirements) bool { return r.Matches(n.Labels) }) {
+		return false
+	}
+	if g.honorTaints {
+		if _, bad := requirements.UntoleratedTaint(n.Taints, g.tolerations); bad {
+			return false
+		}
+	}
+	return true
+}
+
+// hostPasses applies the node filter to a candidate host.
+func (g *group) hostPasses(h *Host, wk requirements.WellKnown) bool {
+	if h.Node != nil {
+		return g.nodePasses(h.Node)
+	}
+	if len(g.filterReqs) > 0 && !slices.ContainsFunc(g.filterReqs, func(r requirements.Requirements) bool { return h.Requirements.Compatible(r, wk) == nil }) {
+		return false
+	}
+	if g.honorTaints {
+		if _, bad := requirements.UntoleratedTaint(h.Taints, g.tolerations); bad {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *group) describe() string {
+	return fmt.Sprintf("%s on %s (%s)", g.kind, g.ks.key, g.selDesc)
+}
+
+// counts renders the group's non-zero counts over the given domains.
+func (g *group) counts(domains []int32) string {
+	var parts []string
+	for _, d := range domains {
+		parts = append(parts, fmt.Sprintf("%s=%d", g.ks.values[d], g.get(d)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// sortedDomains returns domain indexes ordered by value.
+func sortedDomains(ks *keyState, ds []int32) []int32 {
+	out := slices.Clone(ds)
+	sort.Slice(out, func(i, j int) bool { return ks.values[out[i]] < ks.values[out[j]] })
+	return out
+}
