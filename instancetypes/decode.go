@@ -321,7 +321,7 @@ func (d *decoder) instanceTypes(doc *Document) (present bool, err error) {
 		if err != nil {
 			return err
 		}
-		if it.Name != "" {
+		if it.Name != "" && len(d.errs) > start {
 			// Errors were reported under instanceTypes[i] before the name
 			// was known; name the type instead.
 			from := field.NewPath("instanceTypes").Index(i).String()

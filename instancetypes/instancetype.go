@@ -56,6 +56,18 @@ func (o Overhead) Total() corev1.ResourceList {
 	return out
 }
 
+// of returns kubeReserved + systemReserved + evictionThreshold of one
+// resource, without building the Total list.
+func (o Overhead) of(name corev1.ResourceName) resource.Quantity {
+	var sum resource.Quantity
+	for _, l := range [...]corev1.ResourceList{o.KubeReserved, o.SystemReserved, o.EvictionThreshold} {
+		if q, ok := l[name]; ok {
+			sum.Add(q)
+		}
+	}
+	return sum
+}
+
 // InstanceType is one machine type of a catalog. Build it with the exported
 // fields, then let NewCatalog derive requirements and allocatable; an
 // InstanceType obtained from a Catalog must not be modified (it is shared).
@@ -187,7 +199,10 @@ func (it *InstanceType) derive(labelKeys []string) {
 			reqs = append(reqs, requirements.DoesNotExist(k))
 		}
 	}
-	var zones, zoneIDs, capacityTypes, reservations []string
+	// One scratch array for the four value lists; In copies what it keeps.
+	n := len(it.Offerings)
+	scratch := make([]string, 4*n)
+	zones, capacityTypes, zoneIDs, reservations := scratch[:0:n], scratch[n:n:2*n], scratch[2*n:2*n:3*n], scratch[3*n:3*n]
 	for _, o := range it.Offerings {
 		if !o.Available {
 			continue
@@ -212,13 +227,10 @@ func (it *InstanceType) derive(labelKeys []string) {
 	}
 	it.requirements = requirements.NewRequirements(reqs...)
 
-	total := it.Overhead.Total()
-	alloc := corev1.ResourceList{}
+	alloc := make(corev1.ResourceList, len(it.Capacity))
 	for name, q := range it.Capacity {
 		a := q.DeepCopy()
-		if o, ok := total[name]; ok {
-			a.Sub(o)
-		}
+		a.Sub(it.Overhead.of(name))
 		if a.Sign() < 0 {
 			a = *resource.NewQuantity(0, q.Format)
 		}

@@ -225,7 +225,7 @@ func (s *scanner) escapedString(start int) ([]byte, error) {
 				}
 				out = utf8.AppendRune(out, r)
 			default:
-				s.pos--
+				s.pos -= 2
 				return nil, s.errorf("invalid escape %q in string", "\\"+string(rune(e)))
 			}
 		case c < 0x20:

@@ -22,6 +22,21 @@ func typePath(i int, name string) *field.Path {
 	return field.NewPath("instanceTypes").Key(name)
 }
 
+// lazyPath is the path of an instance type, built on first use: most types
+// have no error.
+type lazyPath struct {
+	i    int
+	name string
+	p    *field.Path
+}
+
+func (l *lazyPath) Child(name string, more ...string) *field.Path {
+	if l.p == nil {
+		l.p = typePath(l.i, l.name)
+	}
+	return l.p.Child(name, more...)
+}
+
 // validator checks instance types one at a time, remembering the names seen
 // (for duplicates) and the label keys, values and resource names already
 // found valid: a catalog repeats the same few thousand strings many times,
@@ -49,7 +64,7 @@ func validateTypes(types []InstanceType) field.ErrorList {
 // already (nil when there was no decoder).
 func (v *validator) instanceType(i int, it *InstanceType, f *flaws) field.ErrorList {
 	var errs field.ErrorList
-	p := typePath(i, it.Name)
+	p := &lazyPath{i: i, name: it.Name}
 	if it.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "instance type needs a name"))
 	} else if j, dup := v.seen[it.Name]; dup {
@@ -103,7 +118,7 @@ func isOfferingKey(key string) bool {
 
 // labels checks label keys (qualified names, not decided per offering) and
 // values (valid label values).
-func (v *validator) labels(p *field.Path, labels map[string]string) field.ErrorList {
+func (v *validator) labels(p *lazyPath, labels map[string]string) field.ErrorList {
 	var errs field.ErrorList
 	for k, val := range labels {
 		if !v.isQualifiedName(k) {
@@ -127,7 +142,7 @@ func (v *validator) labels(p *field.Path, labels map[string]string) field.ErrorL
 // resources checks capacity and overhead: qualified resource names, no
 // negative quantity, and overhead (summed over its three lists) no larger
 // than capacity. Resources in unparsed were reported by the decoder.
-func (v *validator) resources(p *field.Path, it *InstanceType, unparsed []corev1.ResourceName) field.ErrorList {
+func (v *validator) resources(p *lazyPath, it *InstanceType, unparsed []corev1.ResourceName) field.ErrorList {
 	var errs field.ErrorList
 	check := func(lp func() *field.Path, l corev1.ResourceList) {
 		for name, q := range l {
@@ -145,21 +160,36 @@ func (v *validator) resources(p *field.Path, it *InstanceType, unparsed []corev1
 	check(func() *field.Path { return p.Child("overhead", "kubeReserved") }, it.Overhead.KubeReserved)
 	check(func() *field.Path { return p.Child("overhead", "systemReserved") }, it.Overhead.SystemReserved)
 	check(func() *field.Path { return p.Child("overhead", "evictionThreshold") }, it.Overhead.EvictionThreshold)
-	for name, q := range it.Overhead.Total() {
-		if q.Sign() <= 0 || slices.Contains(unparsed, name) {
-			continue
-		}
-		c, ok := it.Capacity[name]
-		switch {
-		case !ok:
-			errs = append(errs, field.Invalid(p.Child("overhead").Key(string(name)), q.String(),
-				"overhead of a resource the type has no capacity of"))
-		case q.Cmp(c) > 0:
-			errs = append(errs, field.Invalid(p.Child("overhead").Key(string(name)), q.String(),
-				fmt.Sprintf("overhead is larger than capacity %s", c.String())))
+	lists := [...]corev1.ResourceList{it.Overhead.KubeReserved, it.Overhead.SystemReserved, it.Overhead.EvictionThreshold}
+	for li, l := range lists {
+		for name := range l {
+			if _, earlier := lists[0][name]; li > 0 && earlier {
+				continue
+			}
+			if _, earlier := lists[1][name]; li > 1 && earlier {
+				continue
+			}
+			errs = append(errs, v.overheadFits(p, it, name, unparsed)...)
 		}
 	}
 	return sortedByField(errs)
+}
+
+// overheadFits checks that the overhead of one resource fits its capacity.
+func (v *validator) overheadFits(p *lazyPath, it *InstanceType, name corev1.ResourceName, unparsed []corev1.ResourceName) field.ErrorList {
+	q := it.Overhead.of(name)
+	if q.Sign() <= 0 || slices.Contains(unparsed, name) {
+		return nil
+	}
+	switch c, ok := it.Capacity[name]; {
+	case !ok:
+		return field.ErrorList{field.Invalid(p.Child("overhead").Key(string(name)), q.String(),
+			"overhead of a resource the type has no capacity of")}
+	case q.Cmp(c) > 0:
+		return field.ErrorList{field.Invalid(p.Child("overhead").Key(string(name)), q.String(),
+			fmt.Sprintf("overhead is larger than capacity %s", c.String()))}
+	}
+	return nil
 }
 
 // offerings checks each offering: a zone (a valid label value, as is the
@@ -167,7 +197,7 @@ func (v *validator) resources(p *field.Path, it *InstanceType, unparsed []corev1
 // reservation capacity exactly on reserved offerings, a finite non-negative
 // price, and no two offerings with the same zone, capacity type and
 // reservation.
-func (v *validator) offerings(p *field.Path, offerings []Offering) field.ErrorList {
+func (v *validator) offerings(p *lazyPath, offerings []Offering) field.ErrorList {
 	var errs field.ErrorList
 	type key struct{ zone, capacityType, reservationID string }
 	var seen map[key]int // only for long lists; short ones are scanned

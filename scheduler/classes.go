@@ -40,11 +40,11 @@ type class struct {
 	topo        *topology.Pod
 	topoSpec    topology.PodSpec
 	// relaxation
-	steps    []step
-	termStep []int // per topology term: its step, or -1 when required
-	prefStep []int // per kept preferred node term: its step
-	taintStp int   // the PreferNoSchedule step, or -1
-	nWhile   int   // steps [0, nWhile) are WhileFree
+	steps           []step
+	termStep        []int // per topology term: its step, or -1 when required
+	prefStep        []int // per kept preferred node term: its step
+	taintStp        int   // the PreferNoSchedule step, or -1
+	nWhile          int   // steps [0, nWhile) are WhileFree
 	ignoreTaintPref bool
 	pods            []*pending
 	// caches

@@ -9,11 +9,11 @@ import (
 // of a pool, most replicas of a workload) share one id, one compatibility
 // answer and one instance-type set.
 type reqTable struct {
-	s      *solver
-	byFP   map[string]int32
-	infos  []*reqInfo
+	s       *solver
+	byFP    map[string]int32
+	infos   []*reqInfo
 	compats map[[2]int32]int32
-	inter  map[[2]int32]int32
+	inter   map[[2]int32]int32
 }
 
 // reqInfo is what the solver derives from one requirement set.
