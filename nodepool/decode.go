@@ -72,7 +72,8 @@ func Decode(data []byte) (NodePool, error) {
 
 // DecodeAll decodes every `---`-separated document of data as a NodePool
 // (see Decode), in order. Empty documents are skipped. Errors of all
-// documents are joined; each says its document index (from 0).
+// documents are joined; each says its document's index among the non-empty
+// documents, from 0.
 func DecodeAll(data []byte) ([]NodePool, error) {
 	docs, err := splitDocuments(data)
 	if err != nil {

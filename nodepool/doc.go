@@ -5,6 +5,18 @@
 // NodeClaim of the pool starts from. It also answers which DaemonSets would run
 // on a pool's nodes, and what their pods add to every node (DaemonSet overhead).
 //
-// Flow: nodepool sits on requirements; binpack and scheduler consume it. It
-// never chooses instance types.
+// One phase per file:
+//
+//	decode.go, v1beta1.go  bytes → NodePool (Decode, DecodeAll), strict
+//	validate.go            NodePool → field errors (Validate)
+//	template.go            NodePool → Template (NewTemplate, Templates, Order)
+//	limits.go              limits on node capacity (Remaining, FitsLimits)
+//	daemonset.go           DaemonSet → overhead per template and instance type
+//
+// Every error about a NodePool names it and the field: `nodepool "gpu":
+// spec.template.spec.requirements[0].operator: Unsupported value: ...`.
+//
+// Flow: nodepool sits on requirements (and internal/podrequests); binpack and
+// scheduler consume it. It never chooses instance types, reads files or keeps
+// state: every function is pure, and no value shares memory with its inputs.
 package nodepool
