@@ -140,17 +140,37 @@ func (c Catalog) Schema() requirements.Schema { return c.schema }
 
 // Compatible reports whether it can satisfy reqs: its labels intersect reqs
 // on the keys both define, and it has an available offering that satisfies
-// reqs.
+// reqs. It does not allocate.
 func Compatible(it *InstanceType, reqs requirements.Requirements) bool {
-	m := newOfferingMatcher(reqs)
-	return it.compatible(reqs, &m)
+	q := newQuery(reqs)
+	return it.compatible(&q)
 }
 
-func (it *InstanceType) compatible(reqs requirements.Requirements, m *offeringMatcher) bool {
-	if it.requirements.Intersects(reqs) != nil {
-		return false
+// query is reqs prepared for matching many instance types: the offering
+// keys looked up once.
+type query struct {
+	reqs     requirements.Requirements
+	offering offeringMatcher
+}
+
+func newQuery(reqs requirements.Requirements) query {
+	return query{reqs: reqs, offering: newOfferingMatcher(reqs)}
+}
+
+// compatible is Compatible. It checks the keys both sides define with
+// Requirement.Intersects, as Requirements.Intersects does, but without
+// building the error that explains a mismatch: most types of a catalog do
+// not match, and the caller only asks whether.
+func (it *InstanceType) compatible(q *query) bool {
+	for r := range q.reqs.All() {
+		if !it.requirements.Has(r.Key()) {
+			continue
+		}
+		if !it.requirements.Get(r.Key()).Intersects(r) {
+			return false
+		}
 	}
-	_, ok := it.cheapestOffering(m)
+	_, ok := it.cheapestOffering(&q.offering)
 	return ok
 }
 
@@ -158,9 +178,9 @@ func (it *InstanceType) compatible(reqs requirements.Requirements, m *offeringMa
 // The types are shared: do not modify them.
 func (c Catalog) Filter(reqs requirements.Requirements) []*InstanceType {
 	var out []*InstanceType
-	m := newOfferingMatcher(reqs)
+	q := newQuery(reqs)
 	for _, it := range c.types {
-		if it.compatible(reqs, &m) {
+		if it.compatible(&q) {
 			out = append(out, it)
 		}
 	}
@@ -172,12 +192,12 @@ func (c Catalog) Filter(reqs requirements.Requirements) []*InstanceType {
 func (c Catalog) Cheapest(reqs requirements.Requirements) (*InstanceType, Offering, bool) {
 	var best *InstanceType
 	var bestOffering Offering
-	m := newOfferingMatcher(reqs)
+	q := newQuery(reqs)
 	for _, it := range c.types {
-		if it.requirements.Intersects(reqs) != nil {
+		if !it.compatible(&q) {
 			continue
 		}
-		o, ok := it.cheapestOffering(&m)
+		o, ok := it.cheapestOffering(&q.offering)
 		if ok && (best == nil || o.Price < bestOffering.Price) {
 			best, bestOffering = it, o
 		}

@@ -1,0 +1,107 @@
+package testutil
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// InstanceTypeBuilder builds an instancetypes.InstanceType.
+type InstanceTypeBuilder struct{ it instancetypes.InstanceType }
+
+// InstanceType starts a type with its node.kubernetes.io/instance-type label
+// and nothing else.
+func InstanceType(name string) *InstanceTypeBuilder {
+	return &InstanceTypeBuilder{it: instancetypes.InstanceType{
+		Name:   name,
+		Labels: map[string]string{requirements.LabelInstanceType: name},
+	}}
+}
+
+// Obj returns a deep copy of the type built so far.
+func (b *InstanceTypeBuilder) Obj() instancetypes.InstanceType {
+	out := b.it
+	out.Labels = map[string]string{}
+	for k, v := range b.it.Labels {
+		out.Labels[k] = v
+	}
+	out.Capacity = b.it.Capacity.DeepCopy()
+	out.Overhead = instancetypes.Overhead{
+		KubeReserved:      b.it.Overhead.KubeReserved.DeepCopy(),
+		SystemReserved:    b.it.Overhead.SystemReserved.DeepCopy(),
+		EvictionThreshold: b.it.Overhead.EvictionThreshold.DeepCopy(),
+	}
+	out.Offerings = append([]instancetypes.Offering(nil), b.it.Offerings...)
+	return out
+}
+
+// Label sets a label.
+func (b *InstanceTypeBuilder) Label(k, v string) *InstanceTypeBuilder {
+	b.it.Labels[k] = v
+	return b
+}
+
+// quantity sets one quantity of a list of the type.
+func (b *InstanceTypeBuilder) quantity(l *corev1.ResourceList, name corev1.ResourceName, q string) {
+	if *l == nil {
+		*l = corev1.ResourceList{}
+	}
+	(*l)[name] = resource.MustParse(q)
+}
+
+// Capacity sets a capacity quantity.
+func (b *InstanceTypeBuilder) Capacity(name corev1.ResourceName, q string) *InstanceTypeBuilder {
+	b.quantity(&b.it.Capacity, name, q)
+	return b
+}
+
+// CPU sets the cpu capacity.
+func (b *InstanceTypeBuilder) CPU(q string) *InstanceTypeBuilder {
+	return b.Capacity(corev1.ResourceCPU, q)
+}
+
+// Memory sets the memory capacity.
+func (b *InstanceTypeBuilder) Memory(q string) *InstanceTypeBuilder {
+	return b.Capacity(corev1.ResourceMemory, q)
+}
+
+// Pods sets the pods capacity.
+func (b *InstanceTypeBuilder) Pods(q string) *InstanceTypeBuilder {
+	return b.Capacity(corev1.ResourcePods, q)
+}
+
+// KubeReserved sets a kube-reserved quantity.
+func (b *InstanceTypeBuilder) KubeReserved(name corev1.ResourceName, q string) *InstanceTypeBuilder {
+	b.quantity(&b.it.Overhead.KubeReserved, name, q)
+	return b
+}
+
+// SystemReserved sets a system-reserved quantity.
+func (b *InstanceTypeBuilder) SystemReserved(name corev1.ResourceName, q string) *InstanceTypeBuilder {
+	b.quantity(&b.it.Overhead.SystemReserved, name, q)
+	return b
+}
+
+// EvictionThreshold sets an eviction threshold.
+func (b *InstanceTypeBuilder) EvictionThreshold(name corev1.ResourceName, q string) *InstanceTypeBuilder {
+	b.quantity(&b.it.Overhead.EvictionThreshold, name, q)
+	return b
+}
+
+// Offering adds an available offering.
+func (b *InstanceTypeBuilder) Offering(zone, capacityType string, price float64) *InstanceTypeBuilder {
+	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: true})
+}
+
+// UnavailableOffering adds an offering that exists but cannot be launched.
+func (b *InstanceTypeBuilder) UnavailableOffering(zone, capacityType string, price float64) *InstanceTypeBuilder {
+	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price})
+}
+
+// OfferingOf adds an offering as given (zone IDs, reservations).
+func (b *InstanceTypeBuilder) OfferingOf(o instancetypes.Offering) *InstanceTypeBuilder {
+	b.it.Offerings = append(b.it.Offerings, o)
+	return b
+}
