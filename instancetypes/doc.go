@@ -4,10 +4,16 @@
 // bought (offerings: zone, capacity type, price, availability, reservations).
 //
 // A [Catalog] is an ordered, validated list of instance types with the
-// lookups the solver needs. Any source that yields instance types can build
-// one ([NewCatalog]); [Decode] reads the catalog JSON format of
-// shared/formats/CATALOG.md. The built-in AWS catalog lives in
-// instancetypes/aws.
+// lookups the solver needs, precomputed once: each type's requirements and
+// allocatable, and its offerings sorted cheapest first, so
+// [InstanceType.CheapestOffering], [Compatible] and [Catalog.Filter] do not
+// allocate per type. Any source that yields instance types can build one
+// ([NewCatalog]). [Decode] reads the catalog JSON format of
+// shared/formats/CATALOG.md with a reflection-free reader that reports every
+// error at once, each naming the instance type and field; [DecodeDocument]
+// stops before building the catalog, for providers that edit the types
+// first; [Encode] writes the format back, one instance type per line. The
+// built-in AWS catalog lives in instancetypes/aws.
 //
 // Flow: instancetypes sits on requirements; binpack and scheduler consume it.
 // It opens no files and knows nothing of pods or NodePools.

@@ -70,7 +70,9 @@ func (o Overhead) of(name corev1.ResourceName) resource.Quantity {
 
 // InstanceType is one machine type of a catalog. Build it with the exported
 // fields, then let NewCatalog derive requirements and allocatable; an
-// InstanceType obtained from a Catalog must not be modified (it is shared).
+// InstanceType obtained from a Catalog must not be modified (it is shared),
+// nor a copy of one used after changing its Offerings: the copy still
+// believes them sorted. Pass changed types through NewCatalog again.
 type InstanceType struct {
 	Name string `json:"name"`
 	// Labels holds every single-valued label of the type (arch, OS, family,
