@@ -60,13 +60,6 @@ func mustTemplate(t *testing.T, np nodepool.NodePool) nodepool.Template {
 	return tmpl
 }
 
-func mustReq(t *testing.T, key string, op requirements.Operator, values ...string) requirements.Requirement {
-	t.Helper()
-	r, err := requirements.New(key, op, values...)
-	require.NoError(t, err)
-	return r
-}
-
 // amd64Type and arm64Type are instance-type requirements as a catalog
 // derives them: one value per label, offerings' zones and capacity types.
 func amd64Type() requirements.Requirements {
