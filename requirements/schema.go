@@ -53,12 +53,29 @@ type WellKnown interface {
 // Schema is the label vocabulary a solve runs with: which keys are well-known,
 // which keys are aliases of others, and which keys and domains users may not
 // write in NodePools or required pod constraints. It is an immutable value;
-// the With* methods return extended copies.
+// the With* methods return extended copies. The zero Schema knows no keys,
+// aliases nothing and restricts nothing.
 type Schema struct {
+	// d is shared between copies and never written after construction (the
+	// With* methods build a new one). One pointer keeps Schema pointer-shaped,
+	// so passing a Schema as a WellKnown does not allocate.
+	d *schemaData
+}
+
+type schemaData struct {
 	wellKnown         map[string]struct{}
 	aliases           map[string]string
 	restrictedKeys    map[string]struct{}
 	restrictedDomains []string
+}
+
+// data returns the schema's tables; the zero Schema has empty ones. The maps
+// are shared: callers read them and clone before writing.
+func (s Schema) data() schemaData {
+	if s.d == nil {
+		return schemaData{}
+	}
+	return *s.d
 }
 
 // DefaultSchema is the vocabulary of core Kubernetes and Karpenter: zone,
@@ -67,7 +84,7 @@ type Schema struct {
 // kubernetes.io/hostname and the karpenter.sh domain (but for its well-known
 // keys) are restricted. Providers extend it (see instancetypes/aws).
 func DefaultSchema() Schema {
-	s := Schema{
+	d := &schemaData{
 		wellKnown:         map[string]struct{}{},
 		aliases:           deprecatedAliases(),
 		restrictedKeys:    map[string]struct{}{LabelHostname: {}},
@@ -75,58 +92,61 @@ func DefaultSchema() Schema {
 	}
 	for _, k := range []string{LabelTopologyZone, LabelTopologyRegion, LabelInstanceType, LabelArch, LabelOS,
 		LabelWindowsBuild, LabelNodePool, LabelCapacityType} {
-		s.wellKnown[k] = struct{}{}
+		d.wellKnown[k] = struct{}{}
 	}
-	return s
+	return Schema{d: d}
 }
 
 // WithWellKnown returns a copy of s in which keys are also well-known.
 func (s Schema) WithWellKnown(keys ...string) Schema {
-	s.wellKnown = maps.Clone(s.wellKnown)
-	if s.wellKnown == nil {
-		s.wellKnown = map[string]struct{}{}
+	d := s.data()
+	d.wellKnown = maps.Clone(d.wellKnown)
+	if d.wellKnown == nil {
+		d.wellKnown = map[string]struct{}{}
 	}
 	for _, k := range keys {
-		s.wellKnown[k] = struct{}{}
+		d.wellKnown[k] = struct{}{}
 	}
-	return s
+	return Schema{d: &d}
 }
 
 // WithAliases returns a copy of s in which each key of aliases is rewritten
 // to its value wherever a requirement, label or selector is read.
 func (s Schema) WithAliases(aliases map[string]string) Schema {
-	s.aliases = maps.Clone(s.aliases)
-	if s.aliases == nil {
-		s.aliases = map[string]string{}
+	d := s.data()
+	d.aliases = maps.Clone(d.aliases)
+	if d.aliases == nil {
+		d.aliases = map[string]string{}
 	}
-	maps.Copy(s.aliases, aliases)
-	return s
+	maps.Copy(d.aliases, aliases)
+	return Schema{d: &d}
 }
 
 // WithRestrictedDomains returns a copy of s in which keys of these label
 // domains (and their subdomains) are restricted unless well-known.
 func (s Schema) WithRestrictedDomains(domains ...string) Schema {
-	s.restrictedDomains = append(slices.Clone(s.restrictedDomains), domains...)
-	slices.Sort(s.restrictedDomains)
-	s.restrictedDomains = slices.Compact(s.restrictedDomains)
-	return s
+	d := s.data()
+	d.restrictedDomains = append(slices.Clone(d.restrictedDomains), domains...)
+	slices.Sort(d.restrictedDomains)
+	d.restrictedDomains = slices.Compact(d.restrictedDomains)
+	return Schema{d: &d}
 }
 
 // IsWellKnown reports whether key (after normalisation) is well-known.
 func (s Schema) IsWellKnown(key string) bool {
-	_, ok := s.wellKnown[s.Normalize(key)]
+	_, ok := s.data().wellKnown[s.Normalize(key)]
 	return ok
 }
 
 // WellKnownKeys returns the well-known keys, sorted.
-func (s Schema) WellKnownKeys() []string { return slices.Sorted(maps.Keys(s.wellKnown)) }
+func (s Schema) WellKnownKeys() []string { return slices.Sorted(maps.Keys(s.data().wellKnown)) }
 
 // Aliases returns a copy of the alias table (alias → stable key).
-func (s Schema) Aliases() map[string]string { return maps.Clone(s.aliases) }
+func (s Schema) Aliases() map[string]string { return maps.Clone(s.data().aliases) }
 
 // Normalize maps a deprecated or provider-specific alias to its stable key.
 func (s Schema) Normalize(key string) string {
-	if to, ok := s.aliases[key]; ok {
+	if to, ok := s.data().aliases[key]; ok {
 		return to
 	}
 	return key
@@ -137,7 +157,8 @@ func (s Schema) Normalize(key string) string {
 // well-known (karpenter.sh/foo, but not karpenter.sh/capacity-type).
 func (s Schema) IsRestricted(key string) bool {
 	key = s.Normalize(key)
-	if _, ok := s.restrictedKeys[key]; ok {
+	d := s.data()
+	if _, ok := d.restrictedKeys[key]; ok {
 		return true
 	}
 	if s.IsWellKnown(key) {
@@ -147,8 +168,8 @@ func (s Schema) IsRestricted(key string) bool {
 	if !found {
 		return false
 	}
-	for _, d := range s.restrictedDomains {
-		if domain == d || strings.HasSuffix(domain, "."+d) {
+	for _, r := range d.restrictedDomains {
+		if domain == r || strings.HasSuffix(domain, "."+r) {
 			return true
 		}
 	}
