@@ -38,8 +38,9 @@ func Catalog(opts ...Option) (instancetypes.Catalog, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if errs := cfg.validate(); len(errs) > 0 {
-		return instancetypes.Catalog{}, errs.ToAggregate()
+	errs := cfg.validate()
+	if _, ok := zonesOf(cfg.region); !ok {
+		return instancetypes.Catalog{}, errs.ToAggregate() // zones and keys depend on the region
 	}
 	raw, err := readData(catalogFile)
 	if err != nil {
@@ -49,8 +50,8 @@ func Catalog(opts ...Option) (instancetypes.Catalog, error) {
 	if err != nil {
 		return instancetypes.Catalog{}, fmt.Errorf("built-in AWS catalog: %w", err)
 	}
-	b, errs := newBuilder(cfg, doc.InstanceTypes)
-	if len(errs) > 0 {
+	b, berrs := newBuilder(cfg, doc.InstanceTypes)
+	if errs = append(errs, berrs...); len(errs) > 0 {
 		return instancetypes.Catalog{}, errs.ToAggregate()
 	}
 	types := doc.InstanceTypes[:0]

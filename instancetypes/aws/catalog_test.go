@@ -561,8 +561,11 @@ func TestOptionErrors(t *testing.T) {
 		},
 		{
 			name: "errors of several options together",
-			opts: []aws.Option{aws.WithMaxPods(-1), aws.WithSpotPriceFactor(-1), aws.WithZones("x")},
-			want: []string{"FieldValueNotSupported WithZones[0]", "FieldValueInvalid WithSpotPriceFactor", "FieldValueInvalid WithMaxPods"},
+			opts: []aws.Option{aws.WithMaxPods(-1), aws.WithSpotPriceFactor(-1), aws.WithZones("x"), aws.WithUnavailable(aws.OfferingKey{InstanceType: "x", Zone: "us-east-1a", CapacityType: "spot"})},
+			want: []string{
+				"FieldValueNotSupported WithZones[0]", "FieldValueInvalid WithSpotPriceFactor", "FieldValueInvalid WithMaxPods",
+				"FieldValueNotFound WithUnavailable[0].instanceType",
+			},
 		},
 	}
 	for _, tc := range tests {
