@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+const solveUsage = `Usage: nodeplan solve -f PATH [-f PATH ...] [flags]
+
+Plans the NodeClaims for the pending pods of Kubernetes manifests (see
+shared/formats/SCENARIO.md): Pods, Deployments, ReplicaSets, StatefulSets,
+Jobs, DaemonSets, NodePools, Nodes, PersistentVolumeClaims,
+PersistentVolumes, StorageClasses and Namespaces. Other kinds are skipped
+with a warning.
+
+Exit status: 0 when a plan was made (even with unplaced pods), 2 for invalid
+input (nothing is printed on stdout then), 1 when the output failed.
+
+Flags:
+`
+
+// solveFlags are the flags of `nodeplan solve`.
+type solveFlags struct {
+	paths      listFlag
+	recursive  bool
+	catalog    catalogSource
+	zones      string
+	preference string
+	minValues  string
+	stats      bool
+	output     string
+}
+
+func (f *solveFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.paths, "f", "a manifest file, or a folder of *.yaml, *.yml and *.json files (repeatable; a file ending in .gz is decompressed)")
+	fs.BoolVar(&f.recursive, "R", false, "read the sub-folders of -f folders too")
+	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, shared/formats/CATALOG.md) instead of the built-in AWS one")
+	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
+	fs.StringVar(&f.zones, "zones", "", "comma-separated zones to plan in (default: every zone of the region)")
+	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
+	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
+	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
+	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
+}
+
+// check validates the flag values; each problem is one line.
+func (f *solveFlags) check() []string {
+	var errs []string
+	if len(f.paths) == 0 {
+		errs = append(errs, "no input: give manifests with -f PATH")
+	}
+	if !slices.Contains([]string{"table", "json", "yaml"}, f.output) {
+		errs = append(errs, fmt.Sprintf("-o %q: want table, json or yaml", f.output))
+	}
+	if !slices.Contains([]scheduler.PreferencePolicy{scheduler.PreferenceRespect, scheduler.PreferenceIgnore, scheduler.PreferenceWhileFree}, scheduler.PreferencePolicy(f.preference)) {
+		errs = append(errs, fmt.Sprintf("--preference-policy %q: want Respect, Ignore or WhileFree", f.preference))
+	}
+	if !slices.Contains([]scheduler.MinValuesPolicy{scheduler.MinValuesStrict, scheduler.MinValuesBestEffort}, scheduler.MinValuesPolicy(f.minValues)) {
+		errs = append(errs, fmt.Sprintf("--min-values-policy %q: want Strict or BestEffort", f.minValues))
+	}
+	return errs
+}
+
+func newSolveFlagSet(f *solveFlags, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("nodeplan solve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), solveUsage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func solveCommand(args []string, stdout, stderr io.Writer) int {
+	var f solveFlags
+	fs := newSolveFlagSet(&f, stderr)
+	positional, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return exitInvalid
+	}
+	f.paths = append(f.paths, positional...)
+	fs.Visit(func(fl *flag.Flag) { f.catalog.regionSet = f.catalog.regionSet || fl.Name == "region" })
+	f.catalog.zones = splitList(f.zones)
+	if errs := f.check(); len(errs) > 0 {
+		printLines(stderr, "error: ", errs)
+		return exitInvalid
+	}
+
+	start := time.Now()
+	in, cat, ok := load(f, stderr)
+	if !ok {
+		return exitInvalid
+	}
+	loaded := time.Since(start)
+
+	opts := append(in.Options(),
+		scheduler.WithPreferencePolicy(scheduler.PreferencePolicy(f.preference)),
+		scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(f.minValues)))
+	solveStart := time.Now()
+	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	solved := time.Since(solveStart)
+	if err != nil {
+		printLines(stderr, "error: ", errorLines(err))
+		return exitInvalid
+	}
+
+	var out strings.Builder
+	switch f.output {
+	case "json":
+		err = renderJSON(&out, res)
+	case "yaml":
+		err = renderYAML(&out, res)
+	default:
+		err = renderTable(&out, res, cat)
+	}
+	if err != nil {
+		printLines(stderr, "error: ", errorLines(err))
+		return exitFailure
+	}
+	if code := write(stdout, out.String()); code != exitOK {
+		return code
+	}
+	if f.stats {
+		return write(stderr, statsLine(len(in.Pods), loaded, solved, res))
+	}
+	return exitOK
+}
+
+// load reads the manifests and the catalog. Warnings and errors go to
+// stderr, one line each; every error of the input is reported in one pass.
+func load(f solveFlags, stderr io.Writer) (manifest.Input, instancetypes.Catalog, bool) {
+	files, errs := readInputs(f.paths, f.recursive)
+	in, err := manifest.Decode(files)
+	warnings := in.Warnings
+	if err == nil && len(errs) == 0 && len(in.NodePools) == 0 {
+		warnings = append(warnings, "no NodePool in the input: pods can only go to existing nodes")
+	}
+	printLines(stderr, "warning: ", warnings)
+	errs = append(errs, errorLines(err)...)
+	cat, catErrs := f.catalog.load()
+	errs = append(errs, catErrs...)
+	if len(errs) > 0 {
+		printLines(stderr, "error: ", errs)
+		return manifest.Input{}, instancetypes.Catalog{}, false
+	}
+	return in, cat, true
+}
+
+// stats is the --stats line (SCENARIO.md).
+type stats struct {
+	Pods            int     `json:"pods"`
+	LoadSeconds     float64 `json:"loadSeconds"`
+	SolveSeconds    float64 `json:"solveSeconds"`
+	PodsPerSecond   float64 `json:"podsPerSecond"`
+	NodeClaims      int     `json:"nodeClaims"`
+	PricePerHour    float64 `json:"pricePerHour"`
+	PriceLowerBound float64 `json:"priceLowerBound"`
+}
+
+func statsLine(pods int, load, solve time.Duration, res scheduler.Result) string {
+	s := stats{
+		Pods:            pods,
+		LoadSeconds:     roundTo(load.Seconds(), 6),
+		SolveSeconds:    roundTo(solve.Seconds(), 6),
+		NodeClaims:      len(res.NodeClaims),
+		PricePerHour:    res.Summary.PricePerHour,
+		PriceLowerBound: res.Summary.PriceLowerBound,
+	}
+	if solve > 0 {
+		s.PodsPerSecond = roundTo(float64(pods)/solve.Seconds(), 1)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return ""
+	}
+	return string(b) + "\n"
+}
+
+func roundTo(x float64, digits int) float64 {
+	p := math.Pow10(digits)
+	return math.Round(x*p) / p
+}
