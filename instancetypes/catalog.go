@@ -86,10 +86,11 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	}
 	c.labelKeys = slices.Sorted(maps.Keys(keys))
 	c.types = make([]*InstanceType, len(types))
+	labels := labelRequirements{}
 	for i := range types {
 		it := &types[i]
 		slices.SortStableFunc(it.Offerings, compareOfferings)
-		it.derive(c.labelKeys)
+		it.derive(c.labelKeys, labels)
 		c.types[i] = it
 		c.byName[it.Name] = i
 	}

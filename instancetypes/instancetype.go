@@ -190,13 +190,27 @@ func compareOfferings(a, b Offering) int {
 	return strings.Compare(a.ReservationID, b.ReservationID)
 }
 
+// labelRequirements hands out the requirement In(key, value) of a label,
+// building each distinct one once per catalog: the same labels recur on
+// hundreds of types, and a Requirement is immutable, so types share it.
+type labelRequirements map[[2]string]requirements.Requirement
+
+func (l labelRequirements) in(key, value string) requirements.Requirement {
+	r, ok := l[[2]string{key, value}]
+	if !ok {
+		r = requirements.In(key, value)
+		l[[2]string{key, value}] = r
+	}
+	return r
+}
+
 // derive computes requirements and allocatable. labelKeys are every label key
 // of the catalog (sorted).
-func (it *InstanceType) derive(labelKeys []string) {
+func (it *InstanceType) derive(labelKeys []string, labels labelRequirements) {
 	reqs := make([]requirements.Requirement, 0, len(labelKeys)+4)
 	for _, k := range labelKeys {
 		if v, ok := it.Labels[k]; ok {
-			reqs = append(reqs, requirements.In(k, v))
+			reqs = append(reqs, labels.in(k, v))
 		} else {
 			reqs = append(reqs, requirements.DoesNotExist(k))
 		}
