@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/yaml"
 )
@@ -23,7 +27,55 @@ type document struct {
 	data []byte
 	// isJSON is set when data is a JSON value (no YAML conversion needed).
 	isJSON bool
+
+	// json, warning and err are the result of convert.
+	json    []byte
+	warning string
+	err     error
 }
+
+// splitFile is a file cut into documents.
+type splitFile struct {
+	name string
+	docs []document
+	// err is a syntax error that ended a JSON file early.
+	err error
+}
+
+// splitDocuments cuts a file into documents: a JSON stream when the name
+// ends in ".json" (or ".json.gz"), YAML otherwise.
+func splitDocuments(f File) splitFile {
+	if path.Ext(strings.TrimSuffix(strings.ToLower(f.Name), ".gz")) == ".json" {
+		docs, err := splitJSON(f.Data)
+		return splitFile{name: f.Name, docs: docs, err: err}
+	}
+	return splitFile{name: f.Name, docs: splitYAML(f.Data)}
+}
+
+// convertAll converts every document to JSON on all CPUs (parsing YAML is
+// most of the cost of decoding). Each document is written by one worker
+// only, and the results are read in input order afterwards.
+func convertAll(docs []*document) {
+	workers := min(runtime.GOMAXPROCS(0), len(docs))
+	if workers <= 1 {
+		for _, doc := range docs {
+			doc.convert()
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(docs); i = int(next.Add(1)) - 1 {
+				docs[i].convert()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (doc *document) convert() { doc.json, doc.warning, doc.err = toJSON(*doc) }
 
 // splitYAML splits a YAML stream on "---" lines (and "..." document ends).
 // Documents holding only blank lines and comments are dropped and not

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 
@@ -77,7 +76,16 @@ const MaxPods = 1_000_000
 
 func decode(files []File, maxPods int) (Input, error) {
 	d := decoder{seen: map[string]string{}, maxPods: maxPods}
-	for _, f := range files {
+	split := make([]splitFile, len(files))
+	var docs []*document
+	for i, f := range files {
+		split[i] = splitDocuments(f)
+		for j := range split[i].docs {
+			docs = append(docs, &split[i].docs[j])
+		}
+	}
+	convertAll(docs)
+	for _, f := range split {
 		d.file(f)
 	}
 	d.finish()
@@ -126,36 +134,23 @@ func (d *decoder) warn(a at, format string, args ...any) {
 	d.in.Warnings = append(d.in.Warnings, location(a.file, a.doc, a.item, a.kind, a.namespace, a.name)+singleLine(fmt.Sprintf(format, args...)))
 }
 
-func (d *decoder) file(f File) {
-	a := at{file: f.Name}
-	var docs []document
-	if path.Ext(strings.TrimSuffix(strings.ToLower(f.Name), ".gz")) == ".json" {
-		var err error
-		docs, err = splitJSON(f.Data)
-		if err != nil {
-			d.fail(at{file: f.Name, doc: len(docs) + 1}, err)
+func (d *decoder) file(f splitFile) {
+	if f.err != nil {
+		d.fail(at{file: f.name, doc: len(f.docs) + 1}, f.err)
+	} else if len(f.docs) == 0 {
+		d.warn(at{file: f.name}, "no documents")
+	}
+	for _, doc := range f.docs {
+		a := at{file: f.name, doc: doc.index}
+		if doc.err != nil {
+			d.fail(a, doc.err)
+			continue
 		}
-	} else {
-		docs = splitYAML(f.Data)
+		if doc.warning != "" {
+			d.warn(a, "%s (the last value is used)", doc.warning)
+		}
+		d.value(a, doc.json, 0)
 	}
-	if len(docs) == 0 && len(d.errs) == 0 {
-		d.warn(a, "no documents")
-	}
-	for _, doc := range docs {
-		d.document(at{file: f.Name, doc: doc.index}, doc)
-	}
-}
-
-func (d *decoder) document(a at, doc document) {
-	data, warning, err := toJSON(doc)
-	if err != nil {
-		d.fail(a, err)
-		return
-	}
-	if warning != "" {
-		d.warn(a, "%s (the last value is used)", warning)
-	}
-	d.value(a, data, 0)
 }
 
 // maxListDepth bounds Lists inside Lists.
