@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -408,4 +409,48 @@ func TestParseFlags(t *testing.T) {
 	if f.output != "json" || !f.recursive {
 		t.Errorf("flags not parsed: -o %q, -R %v", f.output, f.recursive)
 	}
+}
+
+func TestSolveExistingNodes(t *testing.T) {
+	t.Parallel()
+	dir := writeFiles(t, map[string]string{
+		"catalog.json":  tinyCatalog,
+		"nodepool.yaml": validNodePool,
+		"pods.yaml":     validPod,
+		"cluster.yaml": `apiVersion: v1
+kind: Node
+metadata:
+  name: node-a
+  labels:
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+    node.kubernetes.io/instance-type: small.2x
+    topology.kubernetes.io/zone: test-1a
+status:
+  allocatable: {cpu: 1900m, memory: 3584Mi, pods: "20"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: kube-system}
+spec:
+  nodeName: node-a
+  containers: [{name: c, resources: {requests: {cpu: 500m}}}]
+`,
+	})
+	var out, stderr bytes.Buffer
+	code := run([]string{"solve", "-f", dir, "--catalog", filepath.Join(dir, "catalog.json"), "-o", "json"}, &out, &stderr)
+	require.Equal(t, exitOK, code, "stderr:\n%s", stderr.String())
+	var plan struct {
+		ExistingNodes []struct {
+			Name string   `json:"name"`
+			Pods []string `json:"pods"`
+		} `json:"existingNodes"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &plan))
+	if diff := gocmp.Diff(`[{node-a [default/web]}]`, fmt.Sprint(plan.ExistingNodes)); diff != "" {
+		t.Errorf("existing nodes mismatch (-want +got):\n%s", diff)
+	}
+	var table bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"solve", "-f", dir, "--catalog", filepath.Join(dir, "catalog.json")}, &table, &bytes.Buffer{}))
+	require.Contains(t, table.String(), "No new nodes.\n\nEXISTING NODE  PODS  NAMES\nnode-a         1     default/web\n")
 }
