@@ -17,8 +17,8 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
-// File is one input file: its name (used in errors and to tell JSON from
-// YAML by the extension ".json") and its bytes.
+// File is one input file: its name (used in errors, and to tell a JSON
+// stream, named *.json or *.json.gz, from YAML) and its bytes, decompressed.
 type File struct {
 	Name string
 	Data []byte
@@ -224,8 +224,12 @@ func (d *decoder) list(a at, h head, depth int) {
 		d.fail(a, fmt.Errorf("Lists nested more than %d deep", maxListDepth))
 		return
 	}
+	raw, ok := h.fields["items"]
+	if !ok {
+		return // an empty List
+	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(h.fields["items"], &items); err != nil {
+	if err := json.Unmarshal(raw, &items); err != nil {
 		d.fail(a, field.Invalid(field.NewPath("items"), field.OmitValueType{}, "want a list of objects"))
 		return
 	}

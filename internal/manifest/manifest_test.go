@@ -508,3 +508,14 @@ metadata: {name: ns}
 func ownerRef(apiVersion, kind, name string, controller *bool) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, Controller: controller}
 }
+
+func TestDecodeEmptyList(t *testing.T) {
+	t.Parallel()
+	in, err := Decode([]File{{Name: "l.yaml", Data: []byte("apiVersion: v1\nkind: List\n---\nkind: List\nitems: null\n")}})
+	require.NoError(t, err)
+	if diff := gocmp.Diff(summary{}, summarize(in)); diff != "" {
+		t.Errorf("Decode() mismatch (-want +got):\n%s", diff)
+	}
+	_, err = Decode([]File{{Name: "l.yaml", Data: []byte("kind: List\nitems: {a: 1}\n")}})
+	require.EqualError(t, err, "l.yaml: document 1 (List): items: Invalid value: want a list of objects")
+}
