@@ -119,8 +119,25 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 
+	out, err := render(f.output, res, cat)
+	if err != nil {
+		printLines(stderr, "error: ", errorLines(err))
+		return exitFailure
+	}
+	if code := write(stdout, out); code != exitOK {
+		return code
+	}
+	if f.stats {
+		return write(stderr, statsLine(len(in.Pods), loaded, solved, res))
+	}
+	return exitOK
+}
+
+// render renders the plan in an output format (table, json or yaml).
+func render(format string, res scheduler.Result, cat instancetypes.Catalog) (string, error) {
 	var out strings.Builder
-	switch f.output {
+	var err error
+	switch format {
 	case "json":
 		err = renderJSON(&out, res)
 	case "yaml":
@@ -128,17 +145,7 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = renderTable(&out, res, cat)
 	}
-	if err != nil {
-		printLines(stderr, "error: ", errorLines(err))
-		return exitFailure
-	}
-	if code := write(stdout, out.String()); code != exitOK {
-		return code
-	}
-	if f.stats {
-		return write(stderr, statsLine(len(in.Pods), loaded, solved, res))
-	}
-	return exitOK
+	return out.String(), err
 }
 
 // load reads the manifests and the catalog. Warnings and errors go to

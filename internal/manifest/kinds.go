@@ -116,19 +116,7 @@ func (d *decoder) cluster(a at, h head, data []byte) {
 			d.in.Nodes = append(d.in.Nodes, n)
 		}
 	case "PersistentVolume":
-		pv := &corev1.PersistentVolume{}
-		if !d.core(a, data, pv, false) {
-			return
-		}
-		if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
-			if errs := checkNodeSelector(field.NewPath("spec", "nodeAffinity", "required"), na.Required); len(errs) > 0 {
-				d.failAll(a, errs)
-				return
-			}
-		}
-		if d.claim(a, h.kind, "", pv.Name) {
-			d.in.PVs = append(d.in.PVs, pv)
-		}
+		d.persistentVolume(a, data)
 	case "PersistentVolumeClaim":
 		pvc := &corev1.PersistentVolumeClaim{}
 		if d.core(a, data, pvc, true) && d.claim(a, h.kind, pvc.Namespace, pvc.Name) {
@@ -144,5 +132,21 @@ func (d *decoder) cluster(a at, h head, data []byte) {
 		if d.core(a, data, ns, false) && d.claim(a, h.kind, "", ns.Name) {
 			d.in.Namespaces = append(d.in.Namespaces, ns)
 		}
+	}
+}
+
+func (d *decoder) persistentVolume(a at, data []byte) {
+	pv := &corev1.PersistentVolume{}
+	if !d.core(a, data, pv, false) {
+		return
+	}
+	if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
+		if errs := checkNodeSelector(field.NewPath("spec", "nodeAffinity", "required"), na.Required); len(errs) > 0 {
+			d.failAll(a, errs)
+			return
+		}
+	}
+	if d.claim(a, "PersistentVolume", "", pv.Name) {
+		d.in.PVs = append(d.in.PVs, pv)
 	}
 }
