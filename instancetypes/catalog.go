@@ -23,9 +23,19 @@ type Catalog struct {
 type CatalogOption func(*catalogConfig)
 
 type catalogConfig struct {
-	region string
-	source string
-	schema *requirements.Schema
+	region    string
+	source    string
+	schema    *requirements.Schema
+	transform func(*Document) error
+}
+
+// Document is what a [WithTransform] function edits: a catalog's region,
+// source and instance types before validation. The types are the catalog's
+// own copy: a transform may change, drop, add or reorder them in place.
+type Document struct {
+	Region        string
+	Source        string
+	InstanceTypes []InstanceType
 }
 
 // WithRegion records the catalog's region.
@@ -39,6 +49,18 @@ func WithSource(source string) CatalogOption { return func(c *catalogConfig) { c
 // domains here.
 func WithBaseSchema(s requirements.Schema) CatalogOption {
 	return func(c *catalogConfig) { c.schema = &s }
+}
+
+// WithTransform lets a provider edit a catalog before it is validated and
+// its requirements and allocatable derived: transform receives the region,
+// source and the catalog's own copy of the instance types (decoded by
+// Decode, or copied by NewCatalog, after the other options were applied)
+// and may change any of them in place. Its error is returned as is. The
+// types it leaves are validated like any others, once; they become the
+// catalog's, so they must not share maps or slices with anything the
+// transform keeps. A later WithTransform replaces an earlier one.
+func WithTransform(transform func(*Document) error) CatalogOption {
+	return func(c *catalogConfig) { c.transform = transform }
 }
 
 // NewCatalog validates types and builds a catalog in the given order. The
@@ -63,14 +85,31 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if errs := validateTypes(types); len(errs) > 0 {
-		return Catalog{}, errs.ToAggregate()
-	}
 	owned := make([]InstanceType, len(types))
 	for i := range types {
 		owned[i] = types[i].clone()
 	}
+	if cfg.transform != nil {
+		var err error
+		if owned, err = cfg.applyTransform(owned); err != nil {
+			return Catalog{}, err
+		}
+	}
+	if errs := validateTypes(owned); len(errs) > 0 {
+		return Catalog{}, errs.ToAggregate()
+	}
 	return buildCatalog(owned, cfg), nil
+}
+
+// applyTransform runs the transform on types, which the caller owns, and
+// takes the region and source it leaves.
+func (cfg *catalogConfig) applyTransform(types []InstanceType) ([]InstanceType, error) {
+	doc := Document{Region: cfg.region, Source: cfg.source, InstanceTypes: types}
+	if err := cfg.transform(&doc); err != nil {
+		return nil, err
+	}
+	cfg.region, cfg.source = doc.Region, doc.Source
+	return doc.InstanceTypes, nil
 }
 
 // buildCatalog builds a catalog of validated types it takes ownership of:

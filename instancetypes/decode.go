@@ -1,6 +1,7 @@
 package instancetypes
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,21 +12,11 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Document is a catalog file of the format in shared/formats/CATALOG.md,
-// decoded and validated but not yet a [Catalog]: the instance types in file
-// order, their offerings as written. The caller owns every map and slice in
-// it, so a provider may edit the types (rename zones, reprice, add labels)
-// before building a Catalog with [NewCatalog]; instancetypes/aws does.
-type Document struct {
-	Region        string
-	Source        string
-	InstanceTypes []InstanceType
-}
-
 // Decode reads a catalog in the JSON format of shared/formats/CATALOG.md
 // and builds a Catalog from it. The file's region and source are recorded
 // (WithRegion and WithSource in opts override them); opts are those of
-// [NewCatalog].
+// [NewCatalog], and a [WithTransform] function edits the decoded types
+// before they are validated.
 //
 // Errors: malformed JSON is a [*SyntaxError] (with line and column), and
 // nothing past it is read. Everything else is collected and returned
@@ -33,44 +24,54 @@ type Document struct {
 // and the field, e.g. instanceTypes[m5.large].capacity[cpu]: unknown or
 // repeated fields, values of the wrong JSON type, unparsable quantities, a
 // missing price, a reserved offering without reservationCapacity, and every
-// check of NewCatalog.
-func Decode(data []byte, opts ...CatalogOption) (Catalog, error) {
-	doc, err := DecodeDocument(data)
-	if err != nil {
-		return Catalog{}, err
-	}
-	cfg := catalogConfig{region: doc.Region, source: doc.Source}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	// The types were validated and are owned by this call: no copy.
-	return buildCatalog(doc.InstanceTypes, cfg), nil
-}
-
-// DecodeDocument reads and validates a catalog file like [Decode], without
-// building the Catalog.
+// check of NewCatalog. When the file itself has errors, the transform is
+// not run and the file's types are validated as written.
 //
 // Format details the format document leaves open: an absent "available"
 // means true; "price" is required; "null" reads as an absent field, except
 // as a label value or quantity; a quantity may be a JSON string or number
 // (as resource.Quantity's own JSON decoding allows). Empty maps decode as
 // nil.
-func DecodeDocument(data []byte) (Document, error) {
+func Decode(data []byte, opts ...CatalogOption) (Catalog, error) {
 	d := decoder{
 		scanner:    scanner{data: data},
 		strs:       map[string]string{},
 		quantities: map[string]resource.Quantity{},
 		floats:     map[string]float64{},
-		v:          newValidator(),
 	}
-	doc, err := d.document()
+	f, err := d.file()
 	if err != nil {
-		return Document{}, err
+		return Catalog{}, err
 	}
-	if len(d.errs) > 0 {
-		return Document{}, d.errs.ToAggregate()
+	cfg := catalogConfig{region: f.region, source: f.source}
+	for _, o := range opts {
+		o(&cfg)
 	}
-	return doc, nil
+	types := f.types
+	var errs field.ErrorList
+	if cfg.transform != nil && len(d.errs) == 0 && f.clean() {
+		// The decoded types are this call's own: transform them in place,
+		// then validate once.
+		if types, err = cfg.applyTransform(types); err != nil {
+			return Catalog{}, err
+		}
+		errs = validateTypes(types)
+	} else {
+		// Report the file's own errors, type by type: what decoding found,
+		// then what validation finds.
+		errs = d.errs
+		v := newValidator()
+		for i := range types {
+			errs = append(errs, f.typeErrs[i]...)
+			if !f.flaws[i].notObject {
+				errs = append(errs, v.instanceType(i, &types[i], &f.flaws[i])...)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return Catalog{}, errs.ToAggregate()
+	}
+	return buildCatalog(types, cfg), nil
 }
 
 // decoder reads the catalog format with a scanner. It keeps the field path
@@ -84,8 +85,16 @@ type decoder struct {
 	strs       map[string]string
 	quantities map[string]resource.Quantity
 	floats     map[string]float64
-	v          *validator
-	errs       field.ErrorList
+	errs       field.ErrorList // errors outside any instance type
+}
+
+// file is a decoded catalog file: the types as written, and per type the
+// errors and flaws decoding found.
+type file struct {
+	region, source string
+	types          []InstanceType
+	typeErrs       []field.ErrorList
+	flaws          []flaws
 }
 
 // pathElem is one step of a field path: .child, [key] or [index].
@@ -274,37 +283,47 @@ func (d *decoder) quantity() (q resource.Quantity, ok bool, err error) {
 	return q.DeepCopy(), true, nil
 }
 
-func (d *decoder) document() (Document, error) {
-	var doc Document
+// clean reports whether decoding found no error in any type.
+func (f *file) clean() bool {
+	for _, errs := range f.typeErrs {
+		if len(errs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) file() (file, error) {
+	var f file
 	if d.peek() != '{' {
-		return doc, d.unexpected("a JSON object")
+		return f, d.unexpected("a JSON object")
 	}
 	hasTypes := false
 	err := d.members([]string{"region", "source", "instanceTypes"}, func(i int) error {
 		var err error
 		switch i {
 		case 0:
-			doc.Region, err = d.str(true)
+			f.region, err = d.str(true)
 		case 1:
-			doc.Source, err = d.str(true)
+			f.source, err = d.str(true)
 		case 2:
-			hasTypes, err = d.instanceTypes(&doc)
+			hasTypes, err = d.instanceTypes(&f)
 		}
 		return err
 	})
 	if err != nil {
-		return doc, err
+		return f, err
 	}
 	if err := d.end(); err != nil {
-		return doc, err
+		return f, err
 	}
 	if !hasTypes {
 		d.errs = append(d.errs, field.Required(field.NewPath("instanceTypes"), "a catalog lists its instance types"))
 	}
-	return doc, nil
+	return f, nil
 }
 
-func (d *decoder) instanceTypes(doc *Document) (present bool, err error) {
+func (d *decoder) instanceTypes(f *file) (present bool, err error) {
 	switch d.peek() {
 	case 'n':
 		_, err := d.null()
@@ -321,19 +340,23 @@ func (d *decoder) instanceTypes(doc *Document) (present bool, err error) {
 		if err != nil {
 			return err
 		}
-		if it.Name != "" && len(d.errs) > start {
-			// Errors were reported under instanceTypes[i] before the name
-			// was known; name the type instead.
-			from := field.NewPath("instanceTypes").Index(i).String()
-			to := typePath(i, it.Name).String()
-			for _, e := range d.errs[start:] {
-				e.Field = to + strings.TrimPrefix(e.Field, from)
+		var typeErrs field.ErrorList
+		if len(d.errs) > start {
+			typeErrs = slices.Clone(d.errs[start:])
+			d.errs = d.errs[:start]
+			if it.Name != "" {
+				// Reported under instanceTypes[i] before the name was
+				// known; name the type instead.
+				from := field.NewPath("instanceTypes").Index(i).String()
+				to := typePath(i, it.Name).String()
+				for _, e := range typeErrs {
+					e.Field = to + strings.TrimPrefix(e.Field, from)
+				}
 			}
 		}
-		if !flaws.notObject {
-			d.errs = append(d.errs, d.v.instanceType(i, &it, &flaws)...)
-		}
-		doc.InstanceTypes = append(doc.InstanceTypes, it)
+		f.types = append(f.types, it)
+		f.typeErrs = append(f.typeErrs, typeErrs)
+		f.flaws = append(f.flaws, flaws)
 		return nil
 	})
 	return true, err

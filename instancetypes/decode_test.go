@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -456,24 +457,89 @@ func TestEncodeFormat(t *testing.T) {
 	}
 }
 
-func TestDecodeDocumentIsOwned(t *testing.T) {
+func TestWithTransform(t *testing.T) {
 	t.Parallel()
-	data := []byte(document(m5Large))
-	doc, err := instancetypes.DecodeDocument(data)
-	require.NoError(t, err)
-	// Editing the document and building a catalog from it is the provider
-	// workflow; the edit shows up, and nothing aliases the input bytes.
-	doc.InstanceTypes[0].Labels["example.com/added"] = "yes"
-	doc.InstanceTypes[0].Capacity[corev1.ResourcePods] = quantities("pods", "110")["pods"]
-	for i := range data {
-		data[i] = ' '
-	}
-	c, err := instancetypes.NewCatalog(doc.InstanceTypes)
+	data := []byte(document(m5Large, edit(t, m5Large, `"m5.large"`, `"m5.xlarge"`)))
+	var seen []string
+	c, err := instancetypes.Decode(data, instancetypes.WithRegion("eu-west-1"), instancetypes.WithTransform(func(doc *instancetypes.Document) error {
+		seen = []string{doc.Region, doc.Source}
+		doc.InstanceTypes = doc.InstanceTypes[:1] // drop m5.xlarge
+		doc.InstanceTypes[0].Labels["example.com/added"] = "yes"
+		doc.InstanceTypes[0].Capacity[corev1.ResourcePods] = quantities("pods", "110")["pods"]
+		doc.Source += " (edited)"
+		return nil
+	}))
 	require.NoError(t, err)
 	it := get(t, c, "m5.large")
 	pods := it.Allocatable()[corev1.ResourcePods]
-	got := []string{it.Labels["example.com/added"], it.Labels["kubernetes.io/arch"], pods.String()}
-	if diff := gocmp.Diff([]string{"yes", "amd64", "110"}, got); diff != "" {
+	got := []any{seen, c.Len(), c.Region(), c.Source(), it.Labels["example.com/added"], pods.String(), c.Schema().IsWellKnown("example.com/added")}
+	want := []any{[]string{"eu-west-1", "test"}, 1, "eu-west-1", "test (edited)", "yes", "110", true}
+	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestWithTransformErrors(t *testing.T) {
+	t.Parallel()
+	errStop := errors.New("stop")
+	tests := []struct {
+		name      string
+		data      string
+		transform func(*instancetypes.Document) error
+		wantErr   error
+		want      []string
+	}{
+		{
+			name:      "the transform's error is returned as is",
+			data:      document(m5Large),
+			transform: func(*instancetypes.Document) error { return errStop },
+			wantErr:   errStop,
+		},
+		{
+			name: "what the transform leaves is validated",
+			data: document(m5Large),
+			transform: func(doc *instancetypes.Document) error {
+				doc.InstanceTypes[0].Offerings[1].Price = -1
+				return nil
+			},
+			want: []string{"FieldValueInvalid instanceTypes[m5.large].offerings[1].price"},
+		},
+		{
+			name:      "a file with errors is reported as written, without running the transform",
+			data:      document(edit(t, m5Large, `"cpu":"2"`, `"cpu":"2x"`)),
+			transform: func(*instancetypes.Document) error { return errStop },
+			want:      []string{"FieldValueInvalid instanceTypes[m5.large].capacity[cpu]"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := instancetypes.Decode([]byte(tc.data), instancetypes.WithTransform(tc.transform))
+			require.Error(t, err)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Errorf("Decode() error = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if diff := gocmp.Diff(tc.want, fieldErrors(t, err)); diff != "" {
+				t.Errorf("Decode() errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNewCatalogWithTransform(t *testing.T) {
+	t.Parallel()
+	in := []instancetypes.InstanceType{testutil.InstanceType("a").Label(labelCPU, "2").Offering(zoneA, onDemand, 1).Obj()}
+	c, err := instancetypes.NewCatalog(in, instancetypes.WithTransform(func(doc *instancetypes.Document) error {
+		doc.InstanceTypes[0].Labels[labelCPU] = "4" // the catalog's copy, not in
+		doc.Region = "r"
+		return nil
+	}))
+	require.NoError(t, err)
+	got := []string{in[0].Labels[labelCPU], c.Types()[0].Labels[labelCPU], c.Region()}
+	if diff := gocmp.Diff([]string{"2", "4", "r"}, got); diff != "" {
+		t.Errorf("input label, catalog label, region (-want +got):\n%s", diff)
 	}
 }

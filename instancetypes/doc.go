@@ -10,10 +10,10 @@
 // allocate per type. Any source that yields instance types can build one
 // ([NewCatalog]). [Decode] reads the catalog JSON format of
 // shared/formats/CATALOG.md with a reflection-free reader that reports every
-// error at once, each naming the instance type and field; [DecodeDocument]
-// stops before building the catalog, for providers that edit the types
-// first; [Encode] writes the format back, one instance type per line. The
-// built-in AWS catalog lives in instancetypes/aws.
+// error at once, each naming the instance type and field; [Encode] writes
+// the format back, one instance type per line. A provider edits the decoded
+// types before validation with [WithTransform]; the built-in AWS catalog in
+// instancetypes/aws does so.
 //
 // Flow: instancetypes sits on requirements; binpack and scheduler consume it.
 // It opens no files and knows nothing of pods or NodePools.

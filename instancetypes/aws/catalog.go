@@ -46,14 +46,25 @@ func Catalog(opts ...Option) (instancetypes.Catalog, error) {
 	if err != nil {
 		return instancetypes.Catalog{}, err
 	}
-	doc, err := instancetypes.DecodeDocument(raw)
-	if err != nil {
+	// The options are applied to the decoded types before the one
+	// validation pass, without another copy.
+	c, err := instancetypes.Decode(raw, instancetypes.WithBaseSchema(Schema()),
+		instancetypes.WithTransform(func(doc *instancetypes.Document) error {
+			b, berrs := newBuilder(cfg, doc.InstanceTypes)
+			if errs = append(errs, berrs...); len(errs) > 0 {
+				return errs.ToAggregate()
+			}
+			b.applyTo(doc)
+			return nil
+		}))
+	if err != nil && len(errs) == 0 {
 		return instancetypes.Catalog{}, fmt.Errorf("built-in AWS catalog: %w", err)
 	}
-	b, berrs := newBuilder(cfg, doc.InstanceTypes)
-	if errs = append(errs, berrs...); len(errs) > 0 {
-		return instancetypes.Catalog{}, errs.ToAggregate()
-	}
+	return c, err
+}
+
+// applyTo applies the options to a decoded document, in place.
+func (b *builder) applyTo(doc *instancetypes.Document) {
 	types := doc.InstanceTypes[:0]
 	for i := range doc.InstanceTypes {
 		it := doc.InstanceTypes[i]
@@ -61,10 +72,9 @@ func Catalog(opts ...Option) (instancetypes.Catalog, error) {
 			types = append(types, it)
 		}
 	}
-	return instancetypes.NewCatalog(types,
-		instancetypes.WithRegion(cfg.region),
-		instancetypes.WithSource(b.source(doc.Source)),
-		instancetypes.WithBaseSchema(Schema()))
+	doc.InstanceTypes = types
+	doc.Region = b.cfg.region
+	doc.Source = b.source(doc.Source)
 }
 
 // builder applies resolved options to the decoded us-east-1 types, which it

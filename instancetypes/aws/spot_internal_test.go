@@ -31,9 +31,14 @@ func TestSpotFactors(t *testing.T) {
 	t.Parallel()
 	raw, err := readData(catalogFile)
 	require.NoError(t, err)
-	doc, err := instancetypes.DecodeDocument(raw)
+	// The data as shipped: decode without the package's options.
+	c, err := instancetypes.Decode(raw)
 	require.NoError(t, err)
-	factors := spotFactors(doc.InstanceTypes)
+	types := make([]instancetypes.InstanceType, 0, c.Len())
+	for _, it := range c.Types() {
+		types = append(types, *it)
+	}
+	factors := spotFactors(types)
 	require.Len(t, factors, 169)
 	got, want := map[string]float64{}, map[string]float64{}
 	for family, f := range factors {
@@ -46,8 +51,8 @@ func TestSpotFactors(t *testing.T) {
 		[]float64{factors["m5"], factors["c5"], factors["t3"], factors["m7g"], factors["p5"]}); diff != "" {
 		t.Errorf("README's example factors (-want +got):\n%s", diff)
 	}
-	for i := range doc.InstanceTypes {
-		it := &doc.InstanceTypes[i]
+	for i := range types {
+		it := &types[i]
 		od, _ := offeringPrice(it, requirements.CapacityTypeOnDemand)
 		for _, o := range it.Offerings {
 			if o.CapacityType != requirements.CapacityTypeSpot {
