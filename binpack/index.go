@@ -386,3 +386,14 @@ func ResourceNames(catalog instancetypes.Catalog) []corev1.ResourceName {
 	slices.Sort(out)
 	return out
 }
+
+// MarkOffered sets zones[z] and capacityTypes[c] for every available
+// offering of type t that f allows (indexes as in Zones and CapacityTypes).
+func (x *Index) MarkOffered(t int, f OfferFilter, zones, capacityTypes []bool) {
+	for _, o := range x.offerings[t] {
+		if f.allows(o) {
+			zones[o.zone] = true
+			capacityTypes[o.ct] = true
+		}
+	}
+}

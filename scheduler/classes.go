@@ -47,6 +47,10 @@ type class struct {
 	nWhile          int   // steps [0, nWhile) are WhileFree
 	ignoreTaintPref bool
 	pods            []*pending
+	// isolated pods need a node of their own among their group (required
+	// hostname anti-affinity to themselves); they are placed first so that
+	// the room their nodes leave can be filled by others.
+	isolated bool
 	// caches
 	variants map[variantKey]int32
 	cursors  map[int32]int // bucket → first claim not known to reject this class

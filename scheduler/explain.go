@@ -161,7 +161,7 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 		if c.topo.Relevant() {
 			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints}
 			if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
-				last = cause(topologyCode(v), v.Key, "", "", "%s", v.Message)
+				last = cause(topologyCode(v), v.Key, "", "", "%s", v.Message())
 				continue
 			}
 		}

@@ -177,19 +177,15 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	zone, ct, price, resID := s.idx.Offering(best.t, best.off)
 	reqs := info.reqs
 	var names []string
-	zones, cts := map[string]bool{}, map[string]bool{}
+	zoneOK := make([]bool, len(s.idx.Zones()))
+	ctOK := make([]bool, len(s.idx.CapacityTypes()))
 	for _, o := range opts {
 		names = append(names, s.idx.Type(o.t).Name)
-		for _, of := range s.idx.Type(o.t).Offerings {
-			if of.Available && instancetypes.OfferingMatches(of, reqs) {
-				zones[of.Zone] = true
-				cts[of.CapacityType] = true
-			}
-		}
+		s.idx.MarkOffered(o.t, info.offer, zoneOK, ctOK)
 	}
 	reqs = reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
-		requirements.In(requirements.LabelTopologyZone, keys(zones)...),
-		requirements.In(requirements.LabelCapacityType, keys(cts)...))
+		requirements.In(requirements.LabelTopologyZone, pick(s.idx.Zones(), zoneOK)...),
+		requirements.In(requirements.LabelCapacityType, pick(s.idx.CapacityTypes(), ctOK)...))
 	if resID != "" {
 		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, resID),
 			requirements.In(requirements.LabelCapacityType, requirements.CapacityTypeReserved))
@@ -241,12 +237,14 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	return nc, true
 }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// pick returns the values whose flag is set (values are sorted, so is the result).
+func pick(values []string, ok []bool) []string {
+	var out []string
+	for i, v := range values {
+		if ok[i] {
+			out = append(out, v)
+		}
 	}
-	slices.Sort(out)
 	return out
 }
 

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,6 +31,10 @@ type claim struct {
 	ports   []hostPort
 	bucket  *bucket
 	dropped bool
+	// position in its bucket's slack index (improvement phase)
+	slackIn            bool
+	slackCPU, slackMem uint8
+	slackPos           int
 }
 
 // bucket holds the claims that share one requirement set, in the order they
@@ -40,6 +45,9 @@ type bucket struct {
 	reqID  int32
 	pool   *pool
 	claims []*claim
+	// slack indexes the room of the bucket's claims during the improvement
+	// phase (nil before).
+	slack *slackIndex
 }
 
 func (s *solver) bucketFor(id int32) *bucket {
@@ -64,6 +72,8 @@ type evaluation struct {
 	delta float64
 	need  binpack.Vec
 	pins  bool
+	// waste is the share of the instance type's cpu and memory left unused.
+	waste float64
 }
 
 // attempt is one try to place a pod: a requirement alternative at a
@@ -149,13 +159,16 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 			continue
 		}
 		best, ok := s.findClaim(pp, a, p)
-		if ok && best.delta == 0 {
+		if ok && best.delta <= priceEps {
 			s.commit(pp, a, best)
 			return true
 		}
 		if a.allowNew {
 			if nc, ok2 := s.evalNew(a, p); ok2 {
-				if !ok || nc.price+s.cfg.nodeCost < best.delta {
+				if debugPod != nil {
+					debugPod(pp, ok, best, nc)
+				}
+				if !ok || nc.price+s.cfg.nodeCost < best.delta-priceEps {
 					s.commit(pp, a, nc)
 					return true
 				}
@@ -214,30 +227,54 @@ func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 		en.ports = append(en.ports, c.ports...)
 		en.placed = append(en.placed, pp)
 		pp.node = en
+		pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 		s.topo.Record(c.topo, a.active, &host)
 		return en
 	}
 	return nil
 }
 
+var debugPod func(pp *pending, ok bool, best, nc evaluation)
+
+// priceEps absorbs float noise when prices are compared.
+const priceEps = 1e-9
+
+// better orders candidate claims: the smaller price increase, then the
+// fuller instance type afterwards (best fit), then the earlier claim.
+func better(a, b evaluation) bool {
+	if a.delta < b.delta-priceEps {
+		return true
+	}
+	if a.delta > b.delta+priceEps {
+		return false
+	}
+	return a.waste < b.waste
+}
+
 // claimsPerScan bounds how many feasible planned claims are compared for one
 // pod when none fits without a bigger instance type.
 const claimsPerScan = 8
 
-// findClaim returns the best planned claim of pool p for the pod: the first
-// where it fits the claim's current instance type, else the one whose
-// instance type grows the least in price.
+// findClaim returns the best planned claim of pool p for the pod: the one
+// whose instance type grows the least in price (none, when the pod fits the
+// room it has), then the fullest afterwards; at most claimsPerScan feasible
+// claims are compared.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 	c := a.c
 	var best evaluation
 	found, seen := false, 0
 	for _, b := range p.buckets {
-		if s.reqs.compat(b.reqID, a.reqID) < 0 {
+		cur := c.cursors[int32(b.idx)]
+		if cur >= len(b.claims) {
 			continue
 		}
-		bi := s.reqs.info(b.reqID)
-		bi.typeSet(s)
-		cur := c.cursors[int32(b.idx)]
+		be, ok, perm := s.evalBucket(a, b)
+		if !ok {
+			if perm {
+				c.cursors[int32(b.idx)] = len(b.claims)
+			}
+			continue
+		}
 		advancing := true
 		for i := cur; i < len(b.claims); i++ {
 			cl := b.claims[i]
@@ -247,13 +284,13 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 				}
 				continue
 			}
-			if !cl.used.FitsSum(c.requests, bi.maxUsable) {
+			if !cl.used.FitsSum(c.requests, be.maxUsable) {
 				if advancing {
 					cur = i + 1
 				}
 				continue
 			}
-			ev, ok, mono := s.evalClaim(a, cl)
+			ev, ok, mono := s.evalInBucket(a, cl, be)
 			if !ok {
 				if mono && advancing {
 					cur = i + 1
@@ -261,11 +298,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 				continue
 			}
 			advancing = false
-			if ev.delta == 0 {
-				c.cursors[int32(b.idx)] = cur
-				return ev, true
-			}
-			if !found || ev.delta < best.delta {
+			if !found || better(ev, best) {
 				best, found = ev, true
 			}
 			seen++
@@ -281,31 +314,66 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 	return best, found
 }
 
-// evalClaim evaluates adding the pod to a planned claim. mono reports that
-// the refusal is permanent for the pod's class (resources, ports, required
-// anti-affinity), so later pods of the class may skip the claim.
-func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) {
-	c := a.c
-	id := s.reqs.compat(cl.reqID, a.reqID)
+// bucketEval is what a pod's placement on any claim of one bucket shares:
+// the requirements after intersection and topology pins (every key but
+// hostname).
+type bucketEval struct {
+	id        int32
+	pinned    bool
+	maxUsable binpack.Vec
+}
+
+// evalBucket checks the pod against the requirements every claim of bucket b
+// shares. perm reports a refusal that can only persist (the pod's class may
+// skip the bucket's current claims for good).
+func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool) {
+	id := s.reqs.compat(b.reqID, a.reqID)
 	if id < 0 {
-		return ev, false, false
+		return be, false, true
 	}
-	if _, clash := portsConflict(cl.ports, c.ports); clash {
-		return ev, false, true
-	}
-	pinned := false
-	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
-		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
+	if a.c.topo.Relevant() {
+		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints}
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id), topology.ExceptHostname)
 		if v != nil {
-			return ev, false, v.Permanent
+			return be, false, v.Permanent
 		}
 		if len(pins) > 0 {
 			id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
 			if id < 0 {
-				return ev, false, false
+				return be, false, false
 			}
-			pinned = true
+			be.pinned = true
+		}
+	}
+	info := s.reqs.info(id)
+	info.typeSet(s)
+	be.id, be.maxUsable = id, info.maxUsable
+	return be, true, false
+}
+
+// evalClaim evaluates adding the pod to a planned claim. mono reports that
+// the refusal is permanent for the pod's class (resources, ports, required
+// anti-affinity), so later pods of the class may skip the claim.
+func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) {
+	be, ok, perm := s.evalBucket(a, cl.bucket)
+	if !ok {
+		return ev, false, perm
+	}
+	return s.evalInBucket(a, cl, be)
+}
+
+// evalInBucket evaluates the claim-specific part: host ports, hostname
+// topology and the instance type that fits.
+func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval) (ev evaluation, ok, mono bool) {
+	c := a.c
+	if _, clash := portsConflict(cl.ports, c.ports); clash {
+		return ev, false, true
+	}
+	id := be.id
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
+			return ev, false, v.Permanent
 		}
 	}
 	need := cl.used.Add(c.requests)
@@ -313,14 +381,20 @@ func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) 
 	if id == cl.reqID {
 		from = cl.pos
 	}
-	t, pos, price, fits := s.cheapestFit(a.c, cl.pool, id, need, &cl.charged, from)
+	ports := c.ports
+	if len(ports) > 0 {
+		ports = append(slices.Clone(cl.ports), c.ports...)
+	}
+	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from)
 	if !fits {
 		return ev, false, false
 	}
 	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
 		return ev, false, false
 	}
-	return evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, delta: price - cl.price, need: need, pins: pinned}, true, false
+	u := cl.pool.usable[t]
+	return evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, delta: price - cl.price, need: need, pins: be.pinned,
+		waste: slackShare(need, u)}, true, false
 }
 
 // evalNew evaluates a new claim of pool p for the pod.
@@ -347,7 +421,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		}
 	}
 	var zero binpack.Vec
-	t, pos, price, fits := s.cheapestFit(c, p, id, c.requests, &zero, 0)
+	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0)
 	if !fits {
 		return evaluation{}, false
 	}
@@ -355,6 +429,17 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		return evaluation{}, false
 	}
 	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
+}
+
+// slackShare is the unused share of cpu plus that of memory.
+func slackShare(need, usable binpack.Vec) float64 {
+	w := 0.0
+	for d := 0; d < 2; d++ {
+		if usable[d] > 0 {
+			w += float64(usable[d]-need[d]) / float64(usable[d])
+		}
+	}
+	return w
 }
 
 // newHost is the hostname a new claim is checked under: a domain no pod is
@@ -365,7 +450,7 @@ const newHost = "\x00new"
 // whose usable capacity holds need and whose capacity stays within the pool's
 // limits given what the claim is already charged, scanning the price order
 // from position from.
-func (s *solver) cheapestFit(c *class, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int) (t, pos int, price float64, ok bool) {
+func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int) (t, pos int, price float64, ok bool) {
 	info := s.reqs.info(id)
 	types := info.typeSet(s)
 	if !need.Fits(info.maxUsable) {
@@ -382,7 +467,7 @@ func (s *solver) cheapestFit(c *class, p *pool, id int32, need binpack.Vec, char
 				continue
 			}
 		}
-		if len(c.ports) > 0 && s.dsPortClash(p, tt, c.ports) {
+		if len(ports) > 0 && s.dsPortClash(p, tt, ports) {
 			continue
 		}
 		pr, _, okp := s.idx.Cheapest(tt, info.offer, nil)
@@ -506,6 +591,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {
+		s.unindex(cl)
 		cl.reqID = ev.reqID
 		b := s.bucketFor(ev.reqID)
 		cl.bucket = b
@@ -513,9 +599,11 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	}
 	cl.used = ev.need
 	cl.typ, cl.pos, cl.price = ev.typ, ev.pos, ev.price
+	s.reindex(cl)
 	cl.pods = append(cl.pods, pp)
 	cl.ports = append(cl.ports, c.ports...)
 	pp.claim = cl
+	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
 		s.topo.Record(c.topo, a.active, &host)

@@ -93,7 +93,14 @@ type pending struct {
 	node     *existingNode
 	failure  *failure
 	relaxed  []string
-	attempts int
+	att      placedAttempt
+}
+
+// placedAttempt remembers how a pod was placed (its requirement
+// alternative and relaxation level), so it can be moved under the same rules.
+type placedAttempt struct {
+	alt, level int
+	reqID      int32
 }
 
 // existingNode is a node of the cluster that can host pending pods.

@@ -33,6 +33,7 @@ type solver struct {
 	seed       uint64
 
 	anyPreferNoSchedule bool
+	slackBuilt          bool
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -50,6 +51,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		return Result{}, err
 	}
 	s.run()
+	s.improve()
 	return s.result(), nil
 }
 
@@ -111,6 +113,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 			}
 		} else {
 			c.topo = tp
+			c.isolated = tp.Isolated()
 		}
 		specs[i], tps[i] = c.topoSpec, c.topo
 	}
@@ -201,6 +204,12 @@ func (s *solver) namespaceLabels() map[string]map[string]string {
 func (s *solver) run() {
 	queue := slices.Clone(s.pending)
 	slices.SortStableFunc(queue, func(a, b *pending) int {
+		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
+			if ia {
+				return -1
+			}
+			return 1
+		}
 		ra, rb := a.cls.requests, b.cls.requests
 		if c := cmp.Compare(rb[0], ra[0]); c != 0 {
 			return c

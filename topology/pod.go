@@ -35,6 +35,17 @@ type Pod struct {
 	keys    []string
 }
 
+// Isolated reports whether the pod has a required anti-affinity to itself
+// on hostname: each such pod needs its own node among its group.
+func (p *Pod) Isolated() bool {
+	for _, t := range p.Terms {
+		if t.Kind == AntiAffinity && t.Required && t.self && t.Key == requirements.LabelHostname {
+			return true
+		}
+	}
+	return false
+}
+
 // Relevant reports whether any topology group owns or counts the pod.
 func (p *Pod) Relevant() bool { return len(p.keys) > 0 }
 
@@ -213,17 +224,54 @@ type Host struct {
 
 // Violation says why a pod may not go to a host.
 type Violation struct {
-	Kind    Kind
-	Key     string
-	Group   string
-	Message string
+	Kind Kind
+	Key  string
+	// g and doms describe the group and domains for the message, built
+	// only when asked (failure is the hot path).
+	g    *group
+	doms []int32
+	why  string
+	msg  string
+	// skew, when set, renders "maxSkew N would be exceeded (global minimum M)".
+	skew, min int32
+	hasSkew   bool
+	existing  bool
 	// Permanent is set when the refusal can only persist as the solve goes
 	// on (counts only grow): required anti-affinity, and spread on
 	// hostname, where the minimum is always zero.
 	Permanent bool
 }
 
-func (v *Violation) Error() string { return v.Message }
+func (v *Violation) Error() string { return v.Message() }
+
+// Group describes the group at fault.
+func (v *Violation) Group() string {
+	if v.g == nil {
+		return ""
+	}
+	return v.g.describe()
+}
+
+// Message renders the violation, e.g. "topology spread on
+// topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (min 2);
+// domains us-east-1a=3 us-east-1b=2".
+func (v *Violation) Message() string {
+	if v.msg != "" {
+		return v.msg
+	}
+	if v.g == nil {
+		return v.why
+	}
+	doms := v.doms
+	why := v.why
+	if v.hasSkew {
+		why = fmt.Sprintf("maxSkew %d would be exceeded (global minimum %d)", v.skew, v.min)
+		if v.existing {
+			why = fmt.Sprintf("maxSkew %d of the pods already there would be exceeded (global minimum %d)", v.skew, v.min)
+		}
+	}
+	return fmt.Sprintf("%s: %s; domains %s", v.g.describe(), why, v.g.counts(sortedDomains(v.g.ks, doms)))
+}
 
 // Ranker breaks ties between domains a host could be pinned to: lower is
 // better. It may be nil.
@@ -236,11 +284,31 @@ type Active func(i int) bool
 // returns the requirements that pin the host to one domain on every key
 // where the pod's placement must be known (nil when nothing needs pinning).
 func (t *Tracker) Check(p *Pod, active Active, h *Host, rank Ranker) ([]requirements.Requirement, *Violation) {
+	return t.CheckScope(p, active, h, rank, AllKeys)
+}
+
+// Scope restricts a check to some keys.
+type Scope uint8
+
+// The scopes of a check: every key, only hostname (what differs between
+// NodeClaims that share requirements), or every key but hostname (what they
+// share).
+const (
+	AllKeys Scope = iota
+	HostnameOnly
+	ExceptHostname
+)
+
+// CheckScope is Check restricted to the keys of scope.
+func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope Scope) ([]requirements.Requirement, *Violation) {
 	if len(p.keys) == 0 {
 		return nil, nil
 	}
 	var pins []requirements.Requirement
 	for _, key := range p.keys {
+		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) {
+			continue
+		}
 		ks := t.keys[key]
 		cands, single := t.candidates(ks, h)
 		if len(cands) == 0 {
@@ -269,7 +337,7 @@ func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
 			continue
 		}
 		if term.Kind != AntiAffinity {
-			return &Violation{Kind: term.Kind, Key: key, Group: term.g.describe(), Message: fmt.Sprintf("%s: node has no %s label", term.g.describe(), key)}
+			return &Violation{Kind: term.Kind, Key: key, msg: fmt.Sprintf("%s: node has no %s label", term.g.describe(), key)}
 		}
 	}
 	return nil
@@ -318,7 +386,6 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			continue
 		}
 		g := term.g
-		before := cands
 		switch term.Kind {
 		case Spread:
 			if !g.hostPasses(h, t.schema) {
@@ -329,9 +396,9 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			if term.self {
 				self = 1
 			}
-			cands = keep(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew })
-			if len(cands) == 0 {
-				v := t.violation(term, before, fmt.Sprintf("maxSkew %d would be exceeded (min %d)", g.maxSkew, m))
+			if cands = t.narrow(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
+				v := t.violation(term, "")
+				v.skew, v.min, v.hasSkew = g.maxSkew, m, true
 				v.Permanent = term.Required && hostname
 				return nil, v
 			}
@@ -340,14 +407,12 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			if !any && term.self && t.canBootstrap(term, hostname) {
 				continue
 			}
-			cands = keep(cands, func(d int32) bool { return g.get(d) > 0 })
-			if len(cands) == 0 {
-				return nil, t.violation(term, before, "no matching pod in any possible domain")
+			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) > 0 }); len(cands) == 0 {
+				return nil, t.violation(term, "no matching pod in any possible domain")
 			}
 		case AntiAffinity:
-			cands = keep(cands, func(d int32) bool { return g.get(d) == 0 })
-			if len(cands) == 0 {
-				v := t.violation(term, before, "a matching pod is already in every possible domain")
+			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) == 0 }); len(cands) == 0 {
+				v := t.violation(term, "a matching pod is already in every possible domain")
 				v.Permanent = term.Required
 				return nil, v
 			}
@@ -357,30 +422,37 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 		if g.ks != ks || g.ownersTotal == 0 {
 			continue
 		}
-		before := cands
 		switch g.kind {
 		case AntiAffinity:
-			cands = keep(cands, func(d int32) bool { return g.ownersIn(d) == 0 })
-			if len(cands) == 0 {
-				return nil, &Violation{Kind: AntiAffinity, Key: ks.key, Group: g.describe(), Permanent: true,
-					Message: fmt.Sprintf("a pod with required %s forbids it in %s", g.describe(), domainList(ks, before))}
+			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 }); len(cands) == 0 {
+				v := t.groupViolation(g, "a pod whose required anti-affinity selects this pod is in every possible domain")
+				v.Permanent = true
+				return nil, v
 			}
 		case Spread:
-			if g.kind == Spread && !g.hostPasses(h, t.schema) {
+			if !g.hostPasses(h, t.schema) {
 				continue
 			}
 			m := int32(0)
 			if !hostname {
 				m = g.minOver(g.eligible)
 			}
-			cands = keep(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew })
-			if len(cands) == 0 {
-				return nil, &Violation{Kind: Spread, Key: ks.key, Group: g.describe(), Permanent: hostname,
-					Message: fmt.Sprintf("%s: maxSkew %d of the pods already there would be exceeded; domains %s", g.describe(), g.maxSkew, g.counts(sortedDomains(ks, g.eligibleOr(before))))}
+			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
+				v := t.groupViolation(g, "")
+				v.skew, v.min, v.hasSkew, v.existing = g.maxSkew, m, true, true
+				v.Permanent = hostname
+				return nil, v
 			}
 		}
 	}
 	return cands, nil
+}
+
+// narrow keeps, in place, the domains f allows; the domains it had are kept
+// in t.before for a message.
+func (t *Tracker) narrow(cands []int32, f func(int32) bool) []int32 {
+	t.before = append(t.before[:0], cands...)
+	return keep(cands, f)
 }
 
 func (g *group) eligibleOr(ds []int32) []int32 {
@@ -390,18 +462,29 @@ func (g *group) eligibleOr(ds []int32) []int32 {
 	return ds
 }
 
-func (t *Tracker) violation(term *Term, cands []int32, why string) *Violation {
-	g := term.g
-	doms := term.eligible
-	if len(doms) == 0 {
-		doms = cands
+func (t *Tracker) violation(term *Term, why string) *Violation {
+	v := t.groupViolation(term.g, why)
+	v.Kind = term.Kind
+	if len(term.eligible) > 0 {
+		v.doms = append(v.doms[:0], term.eligible...)
 	}
-	return &Violation{Kind: term.Kind, Key: term.Key, Group: g.describe(),
-		Message: fmt.Sprintf("%s: %s; domains %s", g.describe(), why, g.counts(sortedDomains(g.ks, doms)))}
+	return v
 }
 
+// groupViolation fills the tracker's reusable violation: a Violation returned
+// by Check is valid until the next check.
+func (t *Tracker) groupViolation(g *group, why string) *Violation {
+	v := &t.viol
+	doms := v.doms[:0]
+	*v = Violation{Kind: g.kind, Key: g.ks.key, g: g, why: why}
+	v.doms = append(doms, t.before...)
+	return v
+}
+
+// keep filters ds in place and returns the kept prefix. Callers that need
+// the unfiltered list afterwards (for a message) copy it first.
 func keep(ds []int32, f func(int32) bool) []int32 {
-	out := ds[:0:0]
+	out := ds[:0]
 	for _, d := range ds {
 		if f(d) {
 			out = append(out, d)
@@ -519,4 +602,48 @@ func domainList(ks *keyState, ds []int32) string {
 		out = append(out, ks.values[d])
 	}
 	return fmt.Sprint(out)
+}
+
+// Unrecord undoes Record for a pod leaving host (same active terms).
+func (t *Tracker) Unrecord(p *Pod, active Active, h *Host) {
+	if len(p.keys) == 0 {
+		return
+	}
+	for _, g := range p.matched {
+		if !g.hostPasses(h, t.schema) {
+			continue
+		}
+		if d, ok := t.domainOf(g.ks, h); ok {
+			g.remove(d)
+		}
+	}
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if !term.Required {
+			continue
+		}
+		if term.Kind == AntiAffinity || term.Kind == Spread {
+			if d, ok := t.domainOf(term.g.ks, h); ok {
+				term.g.removeOwner(d)
+			}
+		}
+	}
+}
+
+// Movable reports whether the pod may leave its node for another node in
+// the same domain of every key but hostname without breaking a rule of its
+// own or of others: it owns no hostname affinity, and no affinity group
+// counts it on hostname (a pod that others follow stays put).
+func (p *Pod) Movable() bool {
+	for _, t := range p.Terms {
+		if t.Kind == Affinity && t.Key == requirements.LabelHostname {
+			return false
+		}
+	}
+	for _, g := range p.matched {
+		if g.kind == Affinity && g.ks.key == requirements.LabelHostname {
+			return false
+		}
+	}
+	return true
 }

@@ -97,6 +97,8 @@ type Tracker struct {
 	groups     []*group
 	groupIdx   map[string]*group
 	scratch    []int32
+	before     []int32
+	viol       Violation
 }
 
 type keyState struct {
@@ -378,4 +380,22 @@ func sortedDomains(ks *keyState, ds []int32) []int32 {
 	out := slices.Clone(ds)
 	sort.Slice(out, func(i, j int) bool { return ks.values[out[i]] < ks.values[out[j]] })
 	return out
+}
+
+func (g *group) remove(d int32) {
+	if int(d) >= len(g.count) || g.count[d] == 0 {
+		return
+	}
+	g.count[d]--
+	if g.count[d] == 0 {
+		g.nonzero--
+	}
+}
+
+func (g *group) removeOwner(d int32) {
+	if int(d) >= len(g.owners) || g.owners[d] == 0 {
+		return
+	}
+	g.owners[d]--
+	g.ownersTotal--
 }

@@ -1,0 +1,340 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// The improvement phase runs after greedy placement and lowers the plan's
+// price without breaking any constraint:
+//
+//   - drain: a claim whose every pod fits, at no extra price, into room
+//     other claims have already paid for is emptied and dropped;
+//   - shrink: pods move out of a claim into such room elsewhere, largest
+//     first, and the claim is refitted to the cheapest instance type that
+//     still holds what is left.
+//
+// A move takes a pod to a claim of the same NodePool, in the same domain of
+// every topology key the pod matters to except hostname (so zone, capacity
+// type and custom-key counts never change), where its requirements hold and
+// the hostname rules (anti-affinity, spread) are checked again; pods that
+// hostname affinity ties to their node stay. The receiving claim keeps its
+// price, and the giving claim's price can only fall, so the total never rises.
+// Work is bounded by a budget counted in candidate evaluations, never time,
+// so the result is deterministic.
+
+var debugImprove func(string, int)
+
+// defaultBudgetPerPod is the default improvement budget per pending pod.
+const defaultBudgetPerPod = 200
+
+func (s *solver) improve() {
+	budget := defaultBudgetPerPod * len(s.pending)
+	if s.cfg.budget != nil {
+		budget = *s.cfg.budget
+	}
+	s.improveWith(&budget)
+}
+
+func (s *solver) improveWith(b *int) {
+	budget := *b
+	defer func() { *b = budget }()
+	if budget <= 0 {
+		return
+	}
+	s.buildSlack()
+	s.slackBuilt = true
+	// Drain small claims first: emptying one saves its whole price.
+	order := s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for _, cl := range order {
+		if budget <= 0 {
+			return
+		}
+		if !cl.dropped {
+			s.drain(cl, &budget)
+		}
+	}
+	if debugImprove != nil {
+		debugImprove("after drain", budget)
+	}
+	// Shrink big claims into the room left elsewhere.
+	order = s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for _, cl := range order {
+		if budget <= 0 {
+			return
+		}
+		if !cl.dropped {
+			s.shrink(cl, &budget)
+		}
+	}
+}
+
+func (s *solver) liveClaims() []*claim {
+	var out []*claim
+	for _, cl := range s.claims {
+		if !cl.dropped && len(cl.pods) > 0 {
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+// drain tries to move every pod of cl elsewhere; if one cannot move, the
+// pods already moved go back and cl is left as it was. A claim holding an
+// isolated pod (one per node among its group) is left alone: such a pod
+// rarely finds a node without its peers.
+func (s *solver) drain(cl *claim, budget *int) {
+	for _, pp := range cl.pods {
+		if pp.cls.isolated {
+			return
+		}
+	}
+	pods := bySizeDesc(cl.pods)
+	type move struct {
+		pp *pending
+		to *claim
+	}
+	var moves []move
+	for _, pp := range pods {
+		to := s.moveOut(pp, budget)
+		if to == nil {
+			for i := len(moves) - 1; i >= 0; i-- {
+				s.moveBack(moves[i].pp, cl)
+			}
+			return
+		}
+		moves = append(moves, move{pp, to})
+	}
+}
+
+// shrink moves pods out of cl, largest first, while each finds room.
+func (s *solver) shrink(cl *claim, budget *int) {
+	for _, pp := range bySizeDesc(cl.pods) {
+		if *budget <= 0 {
+			return
+		}
+		s.moveOut(pp, budget)
+	}
+}
+
+func bySizeDesc(pods []*pending) []*pending {
+	out := slices.Clone(pods)
+	slices.SortStableFunc(out, func(a, b *pending) int {
+		ra, rb := a.cls.requests, b.cls.requests
+		if c := cmp.Compare(rb[0], ra[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(rb[1], ra[1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	return out
+}
+
+// moveCandidates bounds how many receiving claims are compared for one pod,
+// and moveExamined how many are examined in all.
+const (
+	moveCandidates = 6
+	moveExamined   = 48
+)
+
+// moveOut moves pp from its claim to the claim of the same pool that holds it
+// at no extra price and is left fullest, and returns that claim (nil when
+// none can).
+func (s *solver) moveOut(pp *pending, budget *int) *claim {
+	src := pp.claim
+	c := pp.cls
+	if src == nil || !c.topo.Movable() {
+		return nil
+	}
+	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	if !ok {
+		return nil
+	}
+	// Stay in the source's domain of every key the pod matters to, hostname aside.
+	srcReqs := s.reqs.info(src.reqID).reqs
+	var pins []requirements.Requirement
+	for _, k := range c.topo.Keys() {
+		if k == requirements.LabelHostname {
+			continue
+		}
+		pins = append(pins, srcReqs.Get(k))
+	}
+	if len(pins) > 0 {
+		id := s.reqs.and(a.reqID, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+		if id < 0 {
+			return nil
+		}
+		a.reqID = id
+	}
+	// Leave the source for the duration of the search.
+	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	s.topo.Unrecord(c.topo, a.active, &srcHost)
+	var best evaluation
+	found, seen, examined := false, 0, 0
+	for _, b := range src.pool.buckets {
+		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
+			continue
+		}
+		var be bucketEval
+		checked := false
+		b.slack.each(c.requests[0], c.requests[1], func(cl *claim) bool {
+			if cl == src || !cl.used.FitsSum(c.requests, cl.pool.usable[cl.typ]) {
+				return true
+			}
+			if !checked {
+				checked = true
+				var ok bool
+				if be, ok, _ = s.evalBucket(a, b); !ok {
+					return false
+				}
+			}
+			*budget--
+			examined++
+			ev, ok, _ := s.evalInBucket(a, cl, be)
+			if ok && ev.delta <= priceEps {
+				if !found || ev.waste < best.waste {
+					best, found = ev, true
+				}
+				seen++
+			}
+			return seen < moveCandidates && examined < moveExamined && *budget > 0
+		})
+		if seen >= moveCandidates {
+			break
+		}
+	}
+	if !found {
+		s.topo.Record(c.topo, a.active, &srcHost)
+		return nil
+	}
+	s.detach(pp)
+	s.commit(pp, a, best)
+	return best.claim
+}
+
+// moveBack returns pp to claim dst (undoing a move), refitting dst.
+func (s *solver) moveBack(pp *pending, dst *claim) {
+	c := pp.cls
+	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	from := pp.claim
+	fromHost := topology.Host{Hostname: from.host, Requirements: s.reqs.info(from.reqID).reqs, Taints: from.pool.tmpl.Taints}
+	s.topo.Unrecord(c.topo, a.active, &fromHost)
+	s.detach(pp)
+	need := dst.used.Add(c.requests)
+	ports := append(slices.Clone(dst.ports), c.ports...)
+	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0)
+	if !ok {
+		// Cannot happen: dst held the pod before. Keep the pod where it is.
+		s.topo.Record(c.topo, a.active, &fromHost)
+		s.reattach(pp, from)
+		return
+	}
+	if dst.dropped {
+		dst.dropped = false
+		if dst.pool.nodesLeft > 0 {
+			dst.pool.nodesLeft--
+		}
+	}
+	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: dst.reqID, typ: t, pos: pos, price: price, need: need})
+}
+
+// reattach puts pp back on cl without checks (used only to undo a detach).
+func (s *solver) reattach(pp *pending, cl *claim) {
+	cl.pods = append(cl.pods, pp)
+	cl.used = cl.used.Add(pp.cls.requests)
+	cl.ports = append(cl.ports, pp.cls.ports...)
+	pp.claim = cl
+}
+
+// detach removes pp from its claim (its topology counts must already be
+// unrecorded) and refits the claim to the cheapest instance type that holds
+// what is left; an emptied claim is dropped and its limits refunded.
+func (s *solver) detach(pp *pending) {
+	cl := pp.claim
+	i := slices.Index(cl.pods, pp)
+	cl.pods = slices.Delete(cl.pods, i, i+1)
+	cl.used = cl.used.Sub(pp.cls.requests)
+	cl.ports = cl.ports[:0]
+	for _, o := range cl.pods {
+		cl.ports = append(cl.ports, o.cls.ports...)
+	}
+	pp.claim = nil
+	if len(cl.pods) == 0 {
+		var zero binpack.Vec
+		cl.pool.charge(&zero, &cl.charged)
+		cl.charged = zero
+		cl.dropped = true
+		if cl.pool.nodesLeft >= 0 {
+			cl.pool.nodesLeft++
+		}
+		s.reindex(cl)
+		return
+	}
+	defer s.reindex(cl)
+	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0)
+	if !ok || price > cl.price {
+		return
+	}
+	capT := s.idx.Capacity(t)
+	cl.pool.charge(&capT, &cl.charged)
+	cl.charged = capT
+	cl.typ, cl.pos, cl.price = t, pos, price
+}
+
+// buildSlack indexes the room of every live claim, bucket by bucket.
+func (s *solver) buildSlack() {
+	for _, b := range s.buckets {
+		for _, cl := range b.claims {
+			if cl.bucket != b || cl.dropped || len(cl.pods) == 0 {
+				continue
+			}
+			if b.slack == nil {
+				b.slack = &slackIndex{}
+			}
+			b.slack.place(s, cl)
+		}
+	}
+}
+
+// reindex updates cl's place in its bucket's slack index, if indexed.
+func (s *solver) reindex(cl *claim) {
+	if cl.bucket == nil {
+		return
+	}
+	if cl.bucket.slack == nil {
+		if !s.slackBuilt {
+			return
+		}
+		cl.bucket.slack = &slackIndex{}
+	}
+	cl.bucket.slack.place(s, cl)
+}
+
+// unindex takes cl out of its bucket's slack index.
+func (s *solver) unindex(cl *claim) {
+	if cl.bucket == nil || cl.bucket.slack == nil || !cl.slackIn {
+		return
+	}
+	dropped := cl.dropped
+	cl.dropped = true
+	cl.bucket.slack.place(s, cl)
+	cl.dropped = dropped
+}
