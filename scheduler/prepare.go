@@ -89,11 +89,11 @@ type pending struct {
 	cls   *class
 	order int
 	// placement
-	claim    *claim
-	node     *existingNode
-	failure  *failure
-	relaxed  []string
-	att      placedAttempt
+	claim   *claim
+	node    *existingNode
+	failure *failure
+	relaxed []string
+	att     placedAttempt
 }
 
 // placedAttempt remembers how a pod was placed (its requirement
