@@ -1,0 +1,447 @@
+package scheduler_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/instancetypes/aws"
+	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/scenarios/*/want.txt from the current plans")
+
+// A scenario is a folder under testdata/scenarios:
+//
+//	scenario.yaml  what it shows, solve options and expectations (below)
+//	*.yaml         the manifests (NodePools, pods, workloads, nodes, volumes)
+//	catalog.json   optional instance-type catalog (default: built-in AWS, us-east-1)
+//	want.txt       golden plan summary, rewritten with -update
+//
+// Expectations are checked on every run; the golden summary pins the rest
+// of the plan so any change is a visible diff.
+type scenarioSpec struct {
+	Description string `json:"description"`
+	// Skip, when set, names a known solver bug the scenario exposes; the
+	// scenario is skipped until it is fixed.
+	Skip    string `json:"skip,omitempty"`
+	Options     struct {
+		PreferencePolicy string   `json:"preferencePolicy,omitempty"`
+		MinValuesPolicy  string   `json:"minValuesPolicy,omitempty"`
+		Zones            []string `json:"zones,omitempty"`
+		Region           string   `json:"region,omitempty"`
+	} `json:"options"`
+	Expect expectations `json:"expect"`
+}
+
+type expectations struct {
+	// Scheduled is the number of pods placed (new or existing nodes).
+	Scheduled *int `json:"scheduled,omitempty"`
+	// NodeClaims bounds the number of NodeClaims.
+	NodeClaims    *int `json:"nodeClaims,omitempty"`
+	MinNodeClaims *int `json:"minNodeClaims,omitempty"`
+	MaxNodeClaims *int `json:"maxNodeClaims,omitempty"`
+	// Unplaced lists pods ("ns/name") that must be in podErrors; every other
+	// pod must be placed unless AllowUnplaced is set.
+	Unplaced      []string `json:"unplaced,omitempty"`
+	AllowUnplaced bool     `json:"allowUnplaced,omitempty"`
+	// ReasonContains maps an unplaced pod to text its reason must contain.
+	ReasonContains map[string]string `json:"reasonContains,omitempty"`
+	// ReasonCode maps an unplaced pod to its reason code.
+	ReasonCode map[string]string `json:"reasonCode,omitempty"`
+	// Pool maps a pod to the NodePool of its NodeClaim.
+	Pool map[string]string `json:"pool,omitempty"`
+	// Existing maps a pod to the existing node it must be placed on.
+	Existing map[string]string `json:"existing,omitempty"`
+	// Together lists groups of pods that must share a node; Apart groups
+	// whose pods must all be on different nodes.
+	Together [][]string `json:"together,omitempty"`
+	Apart    [][]string `json:"apart,omitempty"`
+	// Label maps a pod to labels its NodeClaim must carry (label → value).
+	Label map[string]map[string]string `json:"label,omitempty"`
+	// Zone maps a pod to the allowed zones of its NodeClaim's chosen offering.
+	Zone map[string][]string `json:"zone,omitempty"`
+	// CapacityType maps a pod to the capacity type of its NodeClaim.
+	CapacityType map[string]string `json:"capacityType,omitempty"`
+	// InstanceType maps a pod to the allowed instance types of its NodeClaim.
+	InstanceType map[string][]string `json:"instanceType,omitempty"`
+	// Taint maps a pod to taint keys its NodeClaim must carry.
+	Taint map[string][]string `json:"taint,omitempty"`
+	// PodsPerZone: label selector "k=v" → zone → count, counting placed pods
+	// with that label by their NodeClaim's zone.
+	PodsPerZone map[string]map[string]int `json:"podsPerZone,omitempty"`
+	// PodsPerLabel: label selector "k=v" → node label key → value → count.
+	PodsPerLabel map[string]map[string]map[string]int `json:"podsPerLabel,omitempty"`
+	// MaxPerNode: label selector "k=v" → the most such pods on one node.
+	MaxPerNode map[string]int `json:"maxPerNode,omitempty"`
+	// MaxPrice bounds the plan's price per hour.
+	MaxPrice *float64 `json:"maxPrice,omitempty"`
+}
+
+type scenario struct {
+	name    string
+	dir     string
+	spec    scenarioSpec
+	in      manifest.Input
+	catalog instancetypes.Catalog
+	opts    []scheduler.Option
+}
+
+func loadScenario(t *testing.T, dir string) scenario {
+	t.Helper()
+	sc := scenario{name: filepath.Base(dir), dir: dir}
+	raw, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.UnmarshalStrict(raw, &sc.spec), "scenario.yaml")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []manifest.File
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || n == "scenario.yaml" || n == "want.txt" || n == "catalog.json" {
+			continue
+		}
+		if !strings.HasSuffix(n, ".yaml") && !strings.HasSuffix(n, ".yml") && !strings.HasSuffix(n, ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		require.NoError(t, err)
+		files = append(files, manifest.File{Name: n, Data: data})
+	}
+	sc.in, err = manifest.Decode(files)
+	require.NoError(t, err, "manifests")
+	if data, err := os.ReadFile(filepath.Join(dir, "catalog.json")); err == nil {
+		sc.catalog, err = instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
+		require.NoError(t, err, "catalog.json")
+	} else {
+		var opts []aws.Option
+		if sc.spec.Options.Region != "" {
+			opts = append(opts, aws.WithRegion(sc.spec.Options.Region))
+		}
+		if len(sc.spec.Options.Zones) > 0 {
+			opts = append(opts, aws.WithZones(sc.spec.Options.Zones...))
+		}
+		sc.catalog, err = aws.Catalog(opts...)
+		require.NoError(t, err)
+	}
+	sc.opts = sc.in.Options()
+	if p := sc.spec.Options.PreferencePolicy; p != "" {
+		sc.opts = append(sc.opts, scheduler.WithPreferencePolicy(scheduler.PreferencePolicy(p)))
+	}
+	if p := sc.spec.Options.MinValuesPolicy; p != "" {
+		sc.opts = append(sc.opts, scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(p)))
+	}
+	return sc
+}
+
+func TestScenarios(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*"))
+	require.NoError(t, err)
+	for _, dir := range dirs {
+		if st, err := os.Stat(filepath.Join(dir, "scenario.yaml")); err != nil || st.IsDir() {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			sc := loadScenario(t, dir)
+			if sc.spec.Skip != "" {
+				t.Skip("known issue: " + sc.spec.Skip)
+			}
+			res, err := scheduler.Solve(sc.in.Pods, sc.in.NodePools, sc.catalog, sc.opts...)
+			require.NoError(t, err)
+			checkAccounting(t, sc.in, res)
+			checkVerify(t, sc, res)
+			sc.check(t, res)
+			got := summarize(res)
+			golden := filepath.Join(dir, "want.txt")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "no golden summary; run go test ./scheduler -run TestScenarios -update")
+			if diff := gocmp.Diff(string(want), got); diff != "" {
+				t.Errorf("plan summary changed (-want +got); if intended, rerun with -update and review:\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkVerify runs the independent plan checker when it exists.
+func checkVerify(t *testing.T, sc scenario, res scheduler.Result) {
+	t.Helper()
+	if verify == nil {
+		return
+	}
+	if err := verify(sc.in.Pods, sc.in.NodePools, sc.catalog, res, sc.opts...); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}
+
+// checkAccounting asserts that every pending pod appears exactly once.
+func checkAccounting(t *testing.T, in manifest.Input, res scheduler.Result) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, nc := range res.NodeClaims {
+		for _, p := range nc.Pods {
+			seen[p]++
+		}
+	}
+	for _, n := range res.ExistingNodes {
+		for _, p := range n.Pods {
+			seen[p]++
+		}
+	}
+	for _, e := range res.PodErrors {
+		seen[e.Pod]++
+	}
+	for _, p := range in.Pods {
+		name := p.Namespace + "/" + p.Name
+		if p.Namespace == "" {
+			name = "default/" + p.Name
+		}
+		if seen[name] != 1 {
+			t.Errorf("pod %s appears %d times in the plan, want exactly once", name, seen[name])
+		}
+		delete(seen, name)
+	}
+	for p := range seen {
+		t.Errorf("plan names pod %s that was not an input", p)
+	}
+}
+
+// placement returns, per pod, its NodeClaim (or nil) and existing node.
+type placement struct {
+	claims map[string]*scheduler.NodeClaim
+	nodes  map[string]string
+	errs   map[string]scheduler.PodError
+}
+
+func placements(res scheduler.Result) placement {
+	pl := placement{claims: map[string]*scheduler.NodeClaim{}, nodes: map[string]string{}, errs: map[string]scheduler.PodError{}}
+	for i := range res.NodeClaims {
+		for _, p := range res.NodeClaims[i].Pods {
+			pl.claims[p] = &res.NodeClaims[i]
+		}
+	}
+	for _, n := range res.ExistingNodes {
+		for _, p := range n.Pods {
+			pl.nodes[p] = n.Name
+		}
+	}
+	for _, e := range res.PodErrors {
+		pl.errs[e.Pod] = e
+	}
+	return pl
+}
+
+func (pl placement) host(pod string) string {
+	if c, ok := pl.claims[pod]; ok {
+		return "claim/" + c.Name
+	}
+	if n, ok := pl.nodes[pod]; ok {
+		return "node/" + n
+	}
+	return ""
+}
+
+func (sc scenario) check(t *testing.T, res scheduler.Result) {
+	t.Helper()
+	e := sc.spec.Expect
+	pl := placements(res)
+	if e.Scheduled != nil && res.Summary.Scheduled != *e.Scheduled {
+		t.Errorf("scheduled = %d, want %d", res.Summary.Scheduled, *e.Scheduled)
+	}
+	if e.NodeClaims != nil && len(res.NodeClaims) != *e.NodeClaims {
+		t.Errorf("nodeClaims = %d, want %d", len(res.NodeClaims), *e.NodeClaims)
+	}
+	if e.MinNodeClaims != nil && len(res.NodeClaims) < *e.MinNodeClaims {
+		t.Errorf("nodeClaims = %d, want at least %d", len(res.NodeClaims), *e.MinNodeClaims)
+	}
+	if e.MaxNodeClaims != nil && len(res.NodeClaims) > *e.MaxNodeClaims {
+		t.Errorf("nodeClaims = %d, want at most %d", len(res.NodeClaims), *e.MaxNodeClaims)
+	}
+	var gotUnplaced []string
+	for _, pe := range res.PodErrors {
+		gotUnplaced = append(gotUnplaced, pe.Pod)
+	}
+	if !e.AllowUnplaced {
+		want := slices.Clone(e.Unplaced)
+		slices.Sort(want)
+		if diff := gocmp.Diff(want, gotUnplaced, cmpEmpty); diff != "" {
+			t.Errorf("unplaced pods (-want +got):\n%s\nreasons: %v", diff, res.PodErrors)
+		}
+	} else {
+		for _, p := range e.Unplaced {
+			if _, ok := pl.errs[p]; !ok {
+				t.Errorf("pod %s should be unplaced", p)
+			}
+		}
+	}
+	for p, s := range e.ReasonContains {
+		if pe, ok := pl.errs[p]; !ok || !strings.Contains(pe.Reason, s) {
+			t.Errorf("pod %s reason %q should contain %q", p, pe.Reason, s)
+		}
+	}
+	for p, code := range e.ReasonCode {
+		if pe, ok := pl.errs[p]; !ok || string(pe.Code) != code {
+			t.Errorf("pod %s reason code %q, want %q (reason %q)", p, pe.Code, code, pe.Reason)
+		}
+	}
+	claimOf := func(p string) *scheduler.NodeClaim {
+		c, ok := pl.claims[p]
+		if !ok {
+			t.Errorf("pod %s is not on a NodeClaim (host %q, error %q)", p, pl.host(p), pl.errs[p].Reason)
+		}
+		return c
+	}
+	for p, pool := range e.Pool {
+		if c := claimOf(p); c != nil && c.NodePool != pool {
+			t.Errorf("pod %s is on NodePool %s, want %s", p, c.NodePool, pool)
+		}
+	}
+	for p, node := range e.Existing {
+		if pl.nodes[p] != node {
+			t.Errorf("pod %s is on %q, want existing node %s", p, pl.host(p), node)
+		}
+	}
+	for _, group := range e.Together {
+		for _, p := range group[1:] {
+			if pl.host(p) == "" || pl.host(p) != pl.host(group[0]) {
+				t.Errorf("pods %s (%s) and %s (%s) should share a node", group[0], pl.host(group[0]), p, pl.host(p))
+			}
+		}
+	}
+	for _, group := range e.Apart {
+		seen := map[string]string{}
+		for _, p := range group {
+			h := pl.host(p)
+			if h == "" {
+				t.Errorf("pod %s is not placed", p)
+				continue
+			}
+			if o, dup := seen[h]; dup {
+				t.Errorf("pods %s and %s share %s, want different nodes", o, p, h)
+			}
+			seen[h] = p
+		}
+	}
+	for p, labels := range e.Label {
+		if c := claimOf(p); c != nil {
+			for k, v := range labels {
+				if c.Labels[k] != v {
+					t.Errorf("pod %s: NodeClaim %s label %s = %q, want %q", p, c.Name, k, c.Labels[k], v)
+				}
+			}
+		}
+	}
+	for p, zones := range e.Zone {
+		if c := claimOf(p); c != nil && !slices.Contains(zones, c.Zone) {
+			t.Errorf("pod %s: NodeClaim %s zone %s, want one of %v", p, c.Name, c.Zone, zones)
+		}
+	}
+	for p, ct := range e.CapacityType {
+		if c := claimOf(p); c != nil && c.CapacityType != ct {
+			t.Errorf("pod %s: NodeClaim %s capacity type %s, want %s", p, c.Name, c.CapacityType, ct)
+		}
+	}
+	for p, types := range e.InstanceType {
+		if c := claimOf(p); c != nil && !slices.Contains(types, c.InstanceType) {
+			t.Errorf("pod %s: NodeClaim %s instance type %s, want one of %v", p, c.Name, c.InstanceType, types)
+		}
+	}
+	for p, keys := range e.Taint {
+		if c := claimOf(p); c != nil {
+			for _, k := range keys {
+				if !slices.ContainsFunc(c.Taints, func(tt corev1Taint) bool { return tt.Key == k }) {
+					t.Errorf("pod %s: NodeClaim %s has no taint %s", p, c.Name, k)
+				}
+			}
+		}
+	}
+	podLabels := map[string]map[string]string{}
+	for _, p := range sc.in.Pods {
+		ns := p.Namespace
+		if ns == "" {
+			ns = "default"
+		}
+		podLabels[ns+"/"+p.Name] = p.Labels
+	}
+	matches := func(sel, pod string) bool {
+		k, v, _ := strings.Cut(sel, "=")
+		return podLabels[pod][k] == v
+	}
+	for sel, want := range e.PodsPerZone {
+		got := map[string]int{}
+		for p, c := range pl.claims {
+			if matches(sel, p) {
+				got[c.Zone]++
+			}
+		}
+		if diff := gocmp.Diff(want, got, cmpEmpty); diff != "" {
+			t.Errorf("pods %s per zone (-want +got):\n%s", sel, diff)
+		}
+	}
+	for sel, byKey := range e.PodsPerLabel {
+		for key, want := range byKey {
+			got := map[string]int{}
+			for p, c := range pl.claims {
+				if matches(sel, p) {
+					got[c.Labels[key]]++
+				}
+			}
+			if diff := gocmp.Diff(want, got, cmpEmpty); diff != "" {
+				t.Errorf("pods %s per %s (-want +got):\n%s", sel, key, diff)
+			}
+		}
+	}
+	for sel, most := range e.MaxPerNode {
+		count := map[string]int{}
+		for p := range podLabels {
+			if h := pl.host(p); h != "" && matches(sel, p) {
+				count[h]++
+			}
+		}
+		for h, n := range count {
+			if n > most {
+				t.Errorf("%d pods %s on %s, want at most %d", n, sel, h, most)
+			}
+		}
+	}
+	if e.MaxPrice != nil && res.Summary.PricePerHour > *e.MaxPrice {
+		t.Errorf("price %.4f $/h, want at most %.4f", res.Summary.PricePerHour, *e.MaxPrice)
+	}
+}
+
+// cmpEmpty treats nil and empty slices and maps as equal: an empty golden
+// list and no list say the same.
+var cmpEmpty = gocmpEquateEmpty()
+
+// summarize renders the plan compactly and deterministically for the golden
+// file: one line per NodeClaim, per existing node and per unplaced pod.
+func summarize(res scheduler.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pods %d scheduled %d nodeClaims %d price %.6f bound %.6f\n", res.Summary.Pods, res.Summary.Scheduled,
+		res.Summary.NodeClaims, res.Summary.PricePerHour, res.Summary.PriceLowerBound)
+	for _, nc := range res.NodeClaims {
+		fmt.Fprintf(&b, "claim %s pool=%s type=%s zone=%s capacity=%s price=%.6f options=%d pods=%s\n", nc.Name, nc.NodePool,
+			nc.InstanceType, nc.Zone, nc.CapacityType, nc.Price, len(nc.InstanceTypeOptions), strings.Join(nc.Pods, ","))
+	}
+	for _, n := range res.ExistingNodes {
+		fmt.Fprintf(&b, "node %s pods=%s\n", n.Name, strings.Join(n.Pods, ","))
+	}
+	for _, e := range res.PodErrors {
+		fmt.Fprintf(&b, "unplaced %s [%s] %s\n", e.Pod, e.Code, e.Reason)
+	}
+	return b.String()
+}
