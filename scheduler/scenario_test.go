@@ -35,7 +35,7 @@ type scenarioSpec struct {
 	// Skip, when set, names a known solver bug the scenario exposes; the
 	// scenario is skipped until it is fixed.
 	Skip    string `json:"skip,omitempty"`
-	Options     struct {
+	Options struct {
 		PreferencePolicy string   `json:"preferencePolicy,omitempty"`
 		MinValuesPolicy  string   `json:"minValuesPolicy,omitempty"`
 		Zones            []string `json:"zones,omitempty"`
