@@ -40,6 +40,9 @@ type scenarioSpec struct {
 		MinValuesPolicy  string   `json:"minValuesPolicy,omitempty"`
 		Zones            []string `json:"zones,omitempty"`
 		Region           string   `json:"region,omitempty"`
+		// Catalog is a catalog JSON file relative to the scenario folder
+		// (e.g. ../../catalogs/k.json); catalog.json in the folder wins.
+		Catalog string `json:"catalog,omitempty"`
 	} `json:"options"`
 	Expect expectations `json:"expect"`
 }
@@ -120,7 +123,11 @@ func loadScenario(t *testing.T, dir string) scenario {
 	}
 	sc.in, err = manifest.Decode(files)
 	require.NoError(t, err, "manifests")
-	if data, err := os.ReadFile(filepath.Join(dir, "catalog.json")); err == nil {
+	catalogFile := filepath.Join(dir, "catalog.json")
+	if _, err := os.Stat(catalogFile); err != nil && sc.spec.Options.Catalog != "" {
+		catalogFile = filepath.Join(dir, sc.spec.Options.Catalog)
+	}
+	if data, err := os.ReadFile(catalogFile); err == nil {
 		sc.catalog, err = instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
 		require.NoError(t, err, "catalog.json")
 	} else {
