@@ -11,6 +11,10 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -89,6 +93,41 @@ type expectations struct {
 	MaxPerNode map[string]int `json:"maxPerNode,omitempty"`
 	// MaxPrice bounds the plan's price per hour.
 	MaxPrice *float64 `json:"maxPrice,omitempty"`
+
+	// LabelPresent maps a pod to label keys its NodeClaim must carry (any
+	// value), LabelAbsent to keys it must not carry, and LabelNot to values
+	// a key must not have (an absent key passes).
+	LabelPresent map[string][]string            `json:"labelPresent,omitempty"`
+	LabelAbsent  map[string][]string            `json:"labelAbsent,omitempty"`
+	LabelNot     map[string]map[string][]string `json:"labelNot,omitempty"`
+	// Requests maps a pod to resources its NodeClaim's requests must equal
+	// (resource → quantity; the quantities are compared, not their text).
+	Requests map[string]map[string]string `json:"requests,omitempty"`
+	// OptionsSatisfy maps a pod to node-selector expressions (ANDed) that
+	// the catalog labels of its NodeClaim's instance type and of every
+	// instance-type option must satisfy, matched by Kubernetes' own
+	// nodeaffinity. Only instance-type labels are seen (not zone or
+	// capacity type, which belong to offerings).
+	OptionsSatisfy map[string][]corev1.NodeSelectorRequirement `json:"optionsSatisfy,omitempty"`
+	// MinOptions maps a pod to the least number of instance-type options of
+	// its NodeClaim; Options to the exact options, cheapest first.
+	MinOptions map[string]int      `json:"minOptions,omitempty"`
+	Options    map[string][]string `json:"options,omitempty"`
+	// ReservationID maps a pod to the capacity reservation of its
+	// NodeClaim's offering ("" = none).
+	ReservationID map[string]string `json:"reservationID,omitempty"`
+	// MinValuesRelaxed maps a pod to whether BestEffort lowered a minValues
+	// on its NodeClaim.
+	MinValuesRelaxed map[string]bool `json:"minValuesRelaxed,omitempty"`
+	// MaxPoolCapacity: NodePool → resource → the most capacity its
+	// NodeClaims may add up to, each counted at the largest capacity among
+	// its instance-type options (whichever the cloud launches); the
+	// resource "nodes" counts NodeClaims.
+	MaxPoolCapacity map[string]map[string]string `json:"maxPoolCapacity,omitempty"`
+	// Relaxed maps a pod to text one of its dropped preferences must
+	// contain ("" = any); NotRelaxed lists pods placed with nothing dropped.
+	Relaxed    map[string]string `json:"relaxed,omitempty"`
+	NotRelaxed []string          `json:"notRelaxed,omitempty"`
 }
 
 type scenario struct {
@@ -427,6 +466,150 @@ func (sc scenario) check(t *testing.T, res scheduler.Result) {
 	}
 	if e.MaxPrice != nil && res.Summary.PricePerHour > *e.MaxPrice {
 		t.Errorf("price %.4f $/h, want at most %.4f", res.Summary.PricePerHour, *e.MaxPrice)
+	}
+	sc.checkClaims(t, res, claimOf)
+}
+
+// checkClaims checks the expectations on NodeClaim details: labels,
+// requests, instance-type options, reservations, pool capacity and
+// relaxations.
+func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(string) *scheduler.NodeClaim) {
+	t.Helper()
+	e := sc.spec.Expect
+	for p, keys := range e.LabelPresent {
+		if c := claimOf(p); c != nil {
+			for _, k := range keys {
+				if _, ok := c.Labels[k]; !ok {
+					t.Errorf("pod %s: NodeClaim %s has no label %s (labels %v)", p, c.Name, k, c.Labels)
+				}
+			}
+		}
+	}
+	for p, keys := range e.LabelAbsent {
+		if c := claimOf(p); c != nil {
+			for _, k := range keys {
+				if v, ok := c.Labels[k]; ok {
+					t.Errorf("pod %s: NodeClaim %s has label %s=%q, want none", p, c.Name, k, v)
+				}
+			}
+		}
+	}
+	for p, byKey := range e.LabelNot {
+		if c := claimOf(p); c != nil {
+			for k, vals := range byKey {
+				if v, ok := c.Labels[k]; ok && slices.Contains(vals, v) {
+					t.Errorf("pod %s: NodeClaim %s label %s = %q, want none of %v", p, c.Name, k, v, vals)
+				}
+			}
+		}
+	}
+	for p, want := range e.Requests {
+		if c := claimOf(p); c != nil {
+			for name, qs := range want {
+				q := resource.MustParse(qs)
+				if got, ok := c.Requests[corev1.ResourceName(name)]; !ok || got.Cmp(q) != 0 {
+					t.Errorf("pod %s: NodeClaim %s requests %s = %s, want %s", p, c.Name, name, got.String(), qs)
+				}
+			}
+		}
+	}
+	for p, exprs := range e.OptionsSatisfy {
+		c := claimOf(p)
+		if c == nil {
+			continue
+		}
+		sel, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}}})
+		require.NoError(t, err, "optionsSatisfy of %s", p)
+		for _, name := range append([]string{c.InstanceType}, c.InstanceTypeOptions...) {
+			it, ok := sc.catalog.Get(name)
+			if !ok {
+				t.Errorf("pod %s: NodeClaim %s names instance type %s that is not in the catalog", p, c.Name, name)
+				continue
+			}
+			if !sel.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: it.Labels}}) {
+				t.Errorf("pod %s: NodeClaim %s instance type %s (labels %v) does not satisfy %v", p, c.Name, name, it.Labels, exprs)
+			}
+		}
+	}
+	for p, n := range e.MinOptions {
+		if c := claimOf(p); c != nil && len(c.InstanceTypeOptions) < n {
+			t.Errorf("pod %s: NodeClaim %s has %d instance-type options %v, want at least %d", p, c.Name, len(c.InstanceTypeOptions), c.InstanceTypeOptions, n)
+		}
+	}
+	for p, want := range e.Options {
+		if c := claimOf(p); c != nil {
+			if diff := gocmp.Diff(want, c.InstanceTypeOptions); diff != "" {
+				t.Errorf("pod %s: NodeClaim %s instance-type options (-want +got):\n%s", p, c.Name, diff)
+			}
+		}
+	}
+	for p, id := range e.ReservationID {
+		if c := claimOf(p); c != nil && c.ReservationID != id {
+			t.Errorf("pod %s: NodeClaim %s reservation %q, want %q", p, c.Name, c.ReservationID, id)
+		}
+	}
+	for p, want := range e.MinValuesRelaxed {
+		if c := claimOf(p); c != nil && c.MinValuesRelaxed != want {
+			t.Errorf("pod %s: NodeClaim %s minValuesRelaxed = %v, want %v", p, c.Name, c.MinValuesRelaxed, want)
+		}
+	}
+	sc.checkPoolCapacity(t, res)
+	dropped := map[string][]string{}
+	for _, r := range res.Relaxations {
+		dropped[r.Pod] = append(dropped[r.Pod], r.Dropped...)
+	}
+	for p, text := range e.Relaxed {
+		if !slices.ContainsFunc(dropped[p], func(d string) bool { return strings.Contains(d, text) }) {
+			t.Errorf("pod %s: relaxations %q, want one containing %q", p, dropped[p], text)
+		}
+	}
+	for _, p := range e.NotRelaxed {
+		if len(dropped[p]) > 0 {
+			t.Errorf("pod %s: relaxations %q, want none", p, dropped[p])
+		}
+	}
+}
+
+// checkPoolCapacity adds up, per NodePool, the largest capacity among each
+// NodeClaim's instance-type options and compares it with MaxPoolCapacity.
+func (sc scenario) checkPoolCapacity(t *testing.T, res scheduler.Result) {
+	t.Helper()
+	for pool, limits := range sc.spec.Expect.MaxPoolCapacity {
+		total := corev1.ResourceList{}
+		claims := 0
+		for _, c := range res.NodeClaims {
+			if c.NodePool != pool {
+				continue
+			}
+			claims++
+			largest := corev1.ResourceList{}
+			for _, name := range append([]string{c.InstanceType}, c.InstanceTypeOptions...) {
+				it, ok := sc.catalog.Get(name)
+				if !ok {
+					continue
+				}
+				for r, q := range it.Capacity {
+					if l, ok := largest[r]; !ok || q.Cmp(l) > 0 {
+						largest[r] = q
+					}
+				}
+			}
+			for r, q := range largest {
+				sum := total[r]
+				sum.Add(q)
+				total[r] = sum
+			}
+		}
+		for name, qs := range limits {
+			limit := resource.MustParse(qs)
+			got := total[corev1.ResourceName(name)]
+			if name == "nodes" {
+				got = *resource.NewQuantity(int64(claims), resource.DecimalSI)
+			}
+			if got.Cmp(limit) > 0 {
+				t.Errorf("NodePool %s: NodeClaims' capacity %s = %s, want at most %s", pool, name, got.String(), qs)
+			}
+		}
 	}
 }
 
