@@ -34,6 +34,7 @@ type Index struct {
 
 	matchMemo map[string]TypeSet
 	orderMemo map[string][]int32
+	priceMemo map[string][]float64
 }
 
 type offer struct {
@@ -59,7 +60,7 @@ func NewIndex(catalog instancetypes.Catalog, dims Dims) *Index {
 		alloc: make([]Vec, n), capacity: make([]Vec, n),
 		zoneIdx: map[string]int{}, ctIdx: map[string]int{},
 		offerings: make([][]offer, n), keys: map[string]*keyIndex{},
-		all: FullTypeSet(n), matchMemo: map[string]TypeSet{}, orderMemo: map[string][]int32{},
+		all: FullTypeSet(n), matchMemo: map[string]TypeSet{}, orderMemo: map[string][]int32{}, priceMemo: map[string][]float64{},
 	}
 	zoneID := map[string]string{}
 	for _, it := range types {
@@ -356,7 +357,19 @@ func (x *Index) PriceOrder(f OfferFilter) []int32 {
 		return 0
 	})
 	x.orderMemo[f.sig] = order
+	x.priceMemo[f.sig] = prices
 	return order
+}
+
+// Prices returns, per type, the price of its cheapest available offering
+// under f (+Inf when it has none), ignoring reservation counts. The slice is
+// memoised per filter signature and must not be modified.
+func (x *Index) Prices(f OfferFilter) []float64 {
+	if p, ok := x.priceMemo[f.sig]; ok {
+		return p
+	}
+	x.PriceOrder(f)
+	return x.priceMemo[f.sig]
 }
 
 // Describe renders a vector for people, e.g. "cpu=2, memory=4Gi".
@@ -394,6 +407,23 @@ func (x *Index) MarkOffered(t int, f OfferFilter, zones, capacityTypes []bool) {
 		if f.allows(o) {
 			zones[o.zone] = true
 			capacityTypes[o.ct] = true
+		}
+	}
+}
+
+// MarkOfferedSet sets zones[z] and capacityTypes[c] when some type of set
+// has an available offering in zone z with capacity type c that f allows
+// (reservation filters aside).
+func (x *Index) MarkOfferedSet(set TypeSet, f OfferFilter, zones, capacityTypes []bool) {
+	for z := range x.zones {
+		if !f.zoneOK[z] {
+			continue
+		}
+		for c := range x.capTypes {
+			if f.ctOK[c] && x.offerBits[z][c].Intersects(set) {
+				zones[z] = true
+				capacityTypes[c] = true
+			}
 		}
 	}
 }

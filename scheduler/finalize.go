@@ -49,6 +49,7 @@ func (s *solver) result() Result {
 		res.ExistingNodes = append(res.ExistingNodes, np)
 	}
 	slices.SortFunc(res.ExistingNodes, func(a, b NodePlacement) int { return cmp.Compare(a.Name, b.Name) })
+	explained := map[*class]*failure{}
 	for _, pp := range s.pending {
 		switch {
 		case pp.claim != nil && !pp.claim.dropped:
@@ -58,7 +59,11 @@ func (s *solver) result() Result {
 		default:
 			f := pp.failure
 			if f == nil || pp.claim != nil {
-				f = s.explain(pp)
+				// Pods of one class fail alike: explain once per class.
+				if f = explained[pp.cls]; f == nil {
+					f = s.explain(pp)
+					explained[pp.cls] = f
+				}
 			}
 			res.PodErrors = append(res.PodErrors, PodError{Pod: pp.name, Reason: f.reason(), Code: f.code, Details: f.causes})
 		}
@@ -107,16 +112,16 @@ func (s *solver) reservationCapacity() map[string]int {
 func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeClaim, bool) {
 	p := cl.pool
 	info := s.reqs.info(cl.reqID)
-	types := info.typeSet(s)
+	info.typeSet(s)
 	type option struct {
 		t     int
 		price float64
 		off   int
 	}
 	var opts []option
-	for _, t32 := range info.order {
+	for _, t32 := range info.members {
 		t := int(t32)
-		if !types.Has(t) || !cl.used.Fits(p.usable[t]) {
+		if !cl.used.Fits(p.usable[t]) {
 			continue
 		}
 		if p.limited {
@@ -139,6 +144,11 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 			continue
 		}
 		opts = append(opts, option{t: t, price: pr, off: off})
+		if len(opts) >= s.cfg.maxOptions && !s.hasReservations {
+			// The price order already is the order of options; nothing
+			// after the cap can come before it.
+			break
+		}
 	}
 	slices.SortStableFunc(opts, func(a, b option) int {
 		if c := cmp.Compare(a.price, b.price); c != 0 {
@@ -181,7 +191,13 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	ctOK := make([]bool, len(s.idx.CapacityTypes()))
 	for _, o := range opts {
 		names = append(names, s.idx.Type(o.t).Name)
-		s.idx.MarkOffered(o.t, info.offer, zoneOK, ctOK)
+	}
+	if resID != "" {
+		for _, o := range opts {
+			s.idx.MarkOffered(o.t, info.offer, zoneOK, ctOK)
+		}
+	} else {
+		s.idx.MarkOfferedSet(set, info.offer, zoneOK, ctOK)
 	}
 	reqs = reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
 		requirements.In(requirements.LabelTopologyZone, pick(s.idx.Zones(), zoneOK)...),
@@ -256,79 +272,3 @@ func (s *solver) labelSeed(cl *claim, key string) uint64 {
 	return h.Sum64()
 }
 
-// lowerBound is a price no valid plan for the pods placed on new NodeClaims
-// can beat.
-//
-// Proof: take any valid plan and one of its nodes, of type t with price P_t
-// and usable capacity U_t (allocatable minus DaemonSet overhead), hosting pods
-// S. For any resource r, Σ_{p∈S} req_{p,r} ≤ U_{t,r}, so
-// P_t ≥ Σ_{p∈S} req_{p,r} · P_t / U_{t,r} ≥ Σ_{p∈S} req_{p,r} · u_{p,r}, where
-// u_{p,r} is the lowest price per unit of r over every (NodePool, type) pod p
-// could use. Summing over nodes, the plan costs at least
-// Σ_p req_{p,r} · u_{p,r} for every r, hence at least the maximum over r.
-func (s *solver) lowerBound() float64 {
-	unit := map[int][]float64{} // per class: per dimension
-	best := make([]float64, s.dims.Len())
-	for _, pp := range s.pending {
-		cl := pp.claim
-		if cl == nil || cl.dropped {
-			continue
-		}
-		u, ok := unit[pp.cls.id]
-		if !ok {
-			u = s.unitPrices(pp.cls)
-			unit[pp.cls.id] = u
-		}
-		for d := range best {
-			if req := pp.cls.requests[d]; req > 0 && !math.IsInf(u[d], 1) {
-				best[d] += float64(req) * u[d]
-			}
-		}
-	}
-	lb := 0.0
-	for _, b := range best {
-		lb = max(lb, b)
-	}
-	return lb
-}
-
-// unitPrices returns, per dimension, the lowest price per unit over every
-// (pool, type) the class could use under any alternative, preferences relaxed.
-func (s *solver) unitPrices(c *class) []float64 {
-	u := make([]float64, s.dims.Len())
-	for d := range u {
-		u[d] = math.Inf(1)
-	}
-	for alt := range c.alts {
-		a, ok := s.newAttempt(c, alt, len(c.steps), true)
-		if !ok {
-			continue
-		}
-		for _, p := range s.pools {
-			if !s.poolTolerated(c, p, len(c.steps)) {
-				continue
-			}
-			id := s.reqs.compat(p.reqID, a.reqID)
-			if id < 0 {
-				continue
-			}
-			info := s.reqs.info(id)
-			info.typeSet(s).Each(func(t int) bool {
-				if !c.requests.Fits(p.usable[t]) {
-					return true
-				}
-				pr, _, ok := s.idx.Cheapest(t, info.offer, nil)
-				if !ok {
-					return true
-				}
-				for d := range u {
-					if usable := p.usable[t][d]; usable > 0 {
-						u[d] = min(u[d], pr/float64(usable))
-					}
-				}
-				return true
-			})
-		}
-	}
-	return u
-}

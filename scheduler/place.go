@@ -452,13 +452,13 @@ const newHost = "\x00new"
 // from position from.
 func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int) (t, pos int, price float64, ok bool) {
 	info := s.reqs.info(id)
-	types := info.typeSet(s)
+	info.typeSet(s)
 	if !need.Fits(info.maxUsable) {
 		return 0, 0, 0, false
 	}
-	for i := from; i < len(info.order); i++ {
-		tt := int(info.order[i])
-		if !types.Has(tt) || !need.Fits(p.usable[tt]) {
+	for i := from; i < len(info.members); i++ {
+		tt := int(info.members[i])
+		if !need.Fits(p.usable[tt]) {
 			continue
 		}
 		if p.limited {
@@ -470,8 +470,8 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		if len(ports) > 0 && s.dsPortClash(p, tt, ports) {
 			continue
 		}
-		pr, _, okp := s.idx.Cheapest(tt, info.offer, nil)
-		if !okp {
+		pr := s.idx.Prices(info.offer)[tt]
+		if math.IsInf(pr, 1) {
 			continue
 		}
 		return tt, i, pr, true
@@ -562,14 +562,12 @@ func (s *solver) rankTypes(id int32) []int {
 	if info.pool == nil {
 		return nil
 	}
-	types := info.typeSet(s)
+	info.typeSet(s)
 	var out []int
-	for _, t := range info.order {
-		if types.Has(int(t)) {
-			out = append(out, int(t))
-			if len(out) == 3 {
-				break
-			}
+	for _, t := range info.members {
+		out = append(out, int(t))
+		if len(out) == 3 {
+			break
 		}
 	}
 	return out

@@ -25,7 +25,9 @@ type reqInfo struct {
 	typesDone bool
 	types     binpack.TypeSet
 	offer     binpack.OfferFilter
-	order     []int32
+	// members are the set's types in price order (cheapest offering under
+	// the set's requirements first).
+	members   []int32
 	maxUsable binpack.Vec
 	bucket    *bucket
 }
@@ -101,10 +103,11 @@ func (ri *reqInfo) typeSet(s *solver) binpack.TypeSet {
 	ri.types = s.idx.Filter(ri.reqs)
 	ri.types.AndInto(p.types)
 	ri.offer = binpack.NewOfferFilter(s.idx, ri.reqs)
-	ri.order = s.idx.PriceOrder(ri.offer)
-	ri.types.Each(func(t int) bool {
-		ri.maxUsable = ri.maxUsable.Max(p.usable[t])
-		return true
-	})
+	for _, t := range s.idx.PriceOrder(ri.offer) {
+		if ri.types.Has(int(t)) {
+			ri.members = append(ri.members, t)
+			ri.maxUsable = ri.maxUsable.Max(p.usable[t])
+		}
+	}
 	return ri.types
 }

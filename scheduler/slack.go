@@ -10,6 +10,8 @@ import "math/bits"
 // moves it between cells in O(1).
 type slackIndex struct {
 	cells [slackLevels][slackLevels][]*claim
+	// used[c] has bit m set when cells[c][m] is not empty.
+	used [slackLevels]uint64
 }
 
 const slackLevels = 33
@@ -32,6 +34,9 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 		moved.slackPos = cl.slackPos
 		*cell = (*cell)[:last]
 		cl.slackIn = false
+		if last == 0 {
+			ix.used[cl.slackCPU] &^= 1 << cl.slackMem
+		}
 	}
 	if cl.dropped || len(cl.pods) == 0 {
 		return
@@ -42,13 +47,16 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 	cl.slackPos = len(*cell)
 	*cell = append(*cell, cl)
 	cl.slackIn = true
+	ix.used[cl.slackCPU] |= 1 << cl.slackMem
 }
 
 // each calls f for the claims whose room may hold cpu and mem, tightest
 // cells first, until f returns false.
 func (ix *slackIndex) each(cpu, mem int64, f func(*claim) bool) {
+	lm := uint(slackLevel(mem))
 	for c := slackLevel(cpu); c < slackLevels; c++ {
-		for m := slackLevel(mem); m < slackLevels; m++ {
+		for bitsLeft := ix.used[c] >> lm << lm; bitsLeft != 0; bitsLeft &= bitsLeft - 1 {
+			m := bits.TrailingZeros64(bitsLeft)
 			for _, cl := range ix.cells[c][m] {
 				if !f(cl) {
 					return

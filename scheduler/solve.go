@@ -34,6 +34,8 @@ type solver struct {
 
 	anyPreferNoSchedule bool
 	slackBuilt          bool
+	// hasReservations is set when some offering is a capacity reservation.
+	hasReservations bool
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -69,6 +71,13 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	s.idx = binpack.NewIndex(catalog, s.dims)
+	for _, it := range catalog.Types() {
+		for _, o := range it.Offerings {
+			if o.ReservationID != "" {
+				s.hasReservations = true
+			}
+		}
+	}
 	s.reqs = newReqTable(s)
 	s.seed = seedOf(pods, nodePools)
 	if cfg.seed != nil {

@@ -1,0 +1,292 @@
+package scheduler
+
+import (
+	"math"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/binpack"
+)
+
+// The lower bound on the price of any valid plan for the pods this plan puts
+// on new NodeClaims.
+//
+// Setting. Every new node is an instance type t of some NodePool, costing
+// P_t (its cheapest offering) and offering U_t (allocatable minus the
+// DaemonSet overhead of that pool on t). A pod p may only use the (pool,
+// type) pairs T_p compatible with it (requirements, taints, resources).
+//
+// Claim. For any weight vector w ≥ 0 over resources, let
+//
+//	α_p(w) = min over t in T_p of P_t / (w·U_t)        (the cheapest price of one unit of w-weighted capacity p can use)
+//	LB(w)  = Σ_p (w·req_p) · α_p(w)
+//
+// Then every valid plan costs at least LB(w).
+//
+// Proof. Take a node of type t hosting pods S. Its pods fit: Σ_{p∈S} req_p ≤
+// U_t componentwise, so with w ≥ 0, Σ_{p∈S} w·req_p ≤ w·U_t. Each p ∈ S may
+// use t, so α_p(w) ≤ P_t / (w·U_t). Hence
+// Σ_{p∈S} (w·req_p) α_p(w) ≤ (P_t / (w·U_t)) Σ_{p∈S} w·req_p ≤ P_t.
+// Summing over the plan's nodes, every pod counted once, gives LB(w) ≤ cost. ∎
+//
+// The bound holds for every w, so the solver searches w (coordinate ascent
+// from each unit vector, a bounded number of evaluations) and reports the
+// best found. With w a unit vector e_r it is the per-resource bound
+// Σ_p req_{p,r} · (cheapest price per unit of r p can use); mixing
+// resources lets it charge cpu-heavy and memory-heavy pods at once.
+//
+// A second bound: pods that need a node each (required hostname
+// anti-affinity to their own group) need that many nodes, each at least the
+// cheapest type one of them can use; the reported bound is the larger.
+
+// boundGroup is the demand of the classes that may use the same (price,
+// capacity) pairs: α depends only on the pairs, so their demand adds up.
+type boundGroup struct {
+	demand [binpack.MaxDims]float64
+	pairs  []boundPair
+}
+
+type boundPair struct {
+	price  float64
+	usable binpack.Vec
+}
+
+// boundEvaluations bounds the work of the search for w.
+const boundEvaluations = 120
+
+func (s *solver) lowerBound() float64 {
+	counts := map[*class]int{}
+	for _, pp := range s.pending {
+		if pp.claim != nil && !pp.claim.dropped {
+			counts[pp.cls]++
+		}
+	}
+	if len(counts) == 0 {
+		return 0
+	}
+	var classes []*class
+	for c := range counts {
+		classes = append(classes, c)
+	}
+	slices.SortFunc(classes, func(a, b *class) int { return a.id - b.id })
+	dims := s.dims.Len()
+	active := make([]bool, dims)
+	frontiers := map[string][]boundPair{}
+	groups := map[string]*boundGroup{}
+	var order []string
+	best := 0.0
+	for _, c := range classes {
+		key := s.boundKey(c)
+		frontier, ok := frontiers[key]
+		if !ok {
+			frontier = paretoPairs(s.boundPairs(c))
+			frontiers[key] = frontier
+		}
+		// Keep the pairs that fit the class; dominance survives the filter
+		// (a dominating pair is larger, so it fits whenever the other does).
+		mask := make([]byte, len(frontier))
+		fits := 0
+		cheapest := math.Inf(1)
+		for i := range frontier {
+			if c.requests.Fits(frontier[i].usable) {
+				mask[i] = 1
+				fits++
+				cheapest = min(cheapest, frontier[i].price)
+			}
+		}
+		if fits == 0 {
+			continue
+		}
+		gk := key + "|" + string(mask)
+		g, ok := groups[gk]
+		if !ok {
+			g = &boundGroup{pairs: make([]boundPair, 0, fits)}
+			for i := range frontier {
+				if mask[i] == 1 {
+					g.pairs = append(g.pairs, frontier[i])
+				}
+			}
+			groups[gk] = g
+			order = append(order, gk)
+		}
+		n := float64(counts[c])
+		for d := 0; d < dims; d++ {
+			if c.requests[d] > 0 {
+				g.demand[d] += n * float64(c.requests[d])
+				active[d] = true
+			}
+		}
+		// Nodes each isolated pod needs.
+		if c.isolated {
+			best = max(best, n*cheapest)
+		}
+	}
+	eval := func(w []float64) float64 {
+		total := 0.0
+		for _, k := range order {
+			g := groups[k]
+			wr := 0.0
+			for d := 0; d < dims; d++ {
+				wr += w[d] * g.demand[d]
+			}
+			if wr <= 0 {
+				continue
+			}
+			alpha := math.Inf(1)
+			for _, pr := range g.pairs {
+				if wu := dot(w, &pr.usable, dims); wu > 0 {
+					alpha = min(alpha, pr.price/wu)
+				}
+			}
+			if !math.IsInf(alpha, 1) {
+				total += wr * alpha
+			}
+		}
+		return total
+	}
+	budget := boundEvaluations
+	// Scale so that every active dimension contributes comparably.
+	scale := make([]float64, dims)
+	for d := 0; d < dims; d++ {
+		sum := 0.0
+		for _, g := range groups {
+			sum += g.demand[d]
+		}
+		if sum > 0 {
+			scale[d] = 1 / sum
+		}
+	}
+	for d := 0; d < dims && budget > 0; d++ {
+		if !active[d] {
+			continue
+		}
+		w := make([]float64, dims)
+		w[d] = scale[d]
+		v := eval(w)
+		budget--
+		// Coordinate ascent: try raising each other dimension.
+		for improved := true; improved && budget > 0; {
+			improved = false
+			for e := 0; e < dims && budget > 0; e++ {
+				if !active[e] {
+					continue
+				}
+				for _, f := range []float64{0.25, 1, 4} {
+					if budget <= 0 {
+						break
+					}
+					trial := slices.Clone(w)
+					trial[e] += f * scale[e] * sumOf(w, scale, dims)
+					tv := eval(trial)
+					budget--
+					if tv > v*(1+1e-9) {
+						w, v, improved = trial, tv, true
+					}
+				}
+			}
+		}
+		best = max(best, v)
+	}
+	return best
+}
+
+func sumOf(w, scale []float64, dims int) float64 {
+	// The weight of w measured in the same scaled units, so increments are
+	// relative to w's size.
+	total := 0.0
+	for d := 0; d < dims; d++ {
+		if scale[d] > 0 {
+			total += w[d] / scale[d]
+		}
+	}
+	return total
+}
+
+func dot(w []float64, v *binpack.Vec, dims int) float64 {
+	x := 0.0
+	for d := 0; d < dims; d++ {
+		if w[d] != 0 {
+			x += w[d] * float64(v[d])
+		}
+	}
+	return x
+}
+
+// boundKey identifies the (pool, type) pairs a class may use: the
+// requirement sets its alternatives give with each pool it tolerates.
+func (s *solver) boundKey(c *class) string {
+	key := make([]byte, 0, 32)
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, len(c.steps), true)
+		if !ok {
+			continue
+		}
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, len(c.steps)) {
+				continue
+			}
+			if id := s.reqs.compat(p.reqID, a.reqID); id >= 0 {
+				key = append(key, byte(id), byte(id>>8), byte(id>>16), byte(id>>24))
+			}
+		}
+	}
+	return string(key)
+}
+
+// boundPairs lists the (price, usable) of every (pool, type) the class could
+// use under any of its requirement alternatives with every preference
+// relaxed, whatever its size.
+func (s *solver) boundPairs(c *class) []boundPair {
+	var pairs []boundPair
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, len(c.steps), true)
+		if !ok {
+			continue
+		}
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, len(c.steps)) {
+				continue
+			}
+			id := s.reqs.compat(p.reqID, a.reqID)
+			if id < 0 {
+				continue
+			}
+			info := s.reqs.info(id)
+			info.typeSet(s)
+			prices := s.idx.Prices(info.offer)
+			for _, t := range info.members {
+				if pr := prices[t]; !math.IsInf(pr, 1) {
+					pairs = append(pairs, boundPair{price: pr, usable: p.usable[t]})
+				}
+			}
+		}
+	}
+	return pairs
+}
+
+// paretoPairs drops every pair another pair dominates (no more expensive
+// and at least as large in every dimension): it can never give the minimum.
+func paretoPairs(pairs []boundPair) []boundPair {
+	slices.SortStableFunc(pairs, func(a, b boundPair) int {
+		switch {
+		case a.price < b.price:
+			return -1
+		case a.price > b.price:
+			return 1
+		}
+		return 0
+	})
+	var out []boundPair
+	for _, p := range pairs {
+		dominated := false
+		for _, q := range out {
+			if q.price <= p.price && p.usable.Fits(q.usable) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, p)
+		}
+	}
+	return out
+}
