@@ -271,4 +271,3 @@ func (s *solver) labelSeed(cl *claim, key string) uint64 {
 	fmt.Fprintf(h, "%d/%s/%d/%s", s.seed, cl.pool.tmpl.Name, cl.id, key)
 	return h.Sum64()
 }
-
