@@ -168,7 +168,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 				if debugPod != nil {
 					debugPod(pp, ok, best, nc)
 				}
-				if !ok || nc.price+s.cfg.nodeCost < best.delta-priceEps {
+				if !ok || newIsCheaper(nc.price+s.cfg.nodeCost, best.delta) {
 					s.commit(pp, a, nc)
 					return true
 				}
@@ -239,6 +239,19 @@ var debugPod func(pp *pending, ok bool, best, nc evaluation)
 // priceEps absorbs float noise when prices are compared.
 const priceEps = 1e-9
 
+// upgradeSlack is how much more (relatively) growing a planned claim may
+// cost than opening a new one and still be preferred: catalog prices are
+// rounded per type, so "twice the size" is rarely exactly twice the price,
+// and the room an upgrade leaves serves the pods that follow, on fewer nodes
+// (less DaemonSet overhead).
+const upgradeSlack = 0.01
+
+// newIsCheaper reports whether a new claim costing newCost beats growing a
+// planned claim by delta.
+func newIsCheaper(newCost, delta float64) bool {
+	return newCost*(1+upgradeSlack) < delta-priceEps
+}
+
 // better orders candidate claims: the smaller price increase, then the
 // fuller instance type afterwards (best fit), then the earlier claim.
 func better(a, b evaluation) bool {
@@ -251,21 +264,22 @@ func better(a, b evaluation) bool {
 	return a.waste < b.waste
 }
 
-// claimsPerScan bounds how many feasible planned claims are compared for one
-// pod when none fits without a bigger instance type.
-const claimsPerScan = 8
-
 // findClaim returns the best planned claim of pool p for the pod: the one
 // whose instance type grows the least in price (none, when the pod fits the
-// room it has), then the fullest afterwards; at most claimsPerScan feasible
-// claims are compared.
+// room it has), then the fullest afterwards.
+//
+// Each bucket's claims are examined newest first (partly filled claims are
+// the recent ones), at most claimsExamined in all, stopping at the first
+// claim the pod fits without growing. A claim that refuses the pod for good
+// (resources at the largest type, host ports, required anti-affinity) and
+// sits at the front of its bucket is skipped by the pod's class from then on.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 	c := a.c
 	var best evaluation
-	found, seen := false, 0
+	found, examined := false, 0
 	for _, b := range p.buckets {
 		cur := c.cursors[int32(b.idx)]
-		if cur >= len(b.claims) {
+		if cur >= len(b.claims) || examined >= claimsExamined {
 			continue
 		}
 		be, ok, perm := s.evalBucket(a, b)
@@ -275,44 +289,48 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 			}
 			continue
 		}
-		advancing := true
-		for i := cur; i < len(b.claims); i++ {
+		// permFrom is the lowest index from which every examined claim
+		// refused the pod for good.
+		permFrom := len(b.claims)
+		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
 			cl := b.claims[i]
 			if cl.bucket != b || cl.dropped {
-				if advancing {
-					cur = i + 1
+				if permFrom == i+1 {
+					permFrom = i
 				}
 				continue
 			}
+			examined++
 			if !cl.used.FitsSum(c.requests, be.maxUsable) {
-				if advancing {
-					cur = i + 1
+				if permFrom == i+1 {
+					permFrom = i
 				}
 				continue
 			}
 			ev, ok, mono := s.evalInBucket(a, cl, be)
 			if !ok {
-				if mono && advancing {
-					cur = i + 1
+				if mono && permFrom == i+1 {
+					permFrom = i
 				}
 				continue
 			}
-			advancing = false
 			if !found || better(ev, best) {
 				best, found = ev, true
 			}
-			seen++
-			if seen >= claimsPerScan {
-				break
+			if ev.delta <= priceEps {
+				return best, true
 			}
 		}
-		c.cursors[int32(b.idx)] = cur
-		if seen >= claimsPerScan {
-			break
+		if permFrom == cur {
+			// Everything from the cursor on refused for good: skip it next time.
+			c.cursors[int32(b.idx)] = len(b.claims)
 		}
 	}
 	return best, found
 }
+
+// claimsExamined bounds how many planned claims one pod looks at.
+const claimsExamined = 64
 
 // bucketEval is what a pod's placement on any claim of one bucket shares:
 // the requirements after intersection and topology pins (every key but
