@@ -94,12 +94,11 @@ type expectations struct {
 	// MaxPrice bounds the plan's price per hour.
 	MaxPrice *float64 `json:"maxPrice,omitempty"`
 
-	// LabelPresent maps a pod to label keys its NodeClaim must carry (any
-	// value), LabelAbsent to keys it must not carry, and LabelNot to values
-	// a key must not have (an absent key passes).
-	LabelPresent map[string][]string            `json:"labelPresent,omitempty"`
-	LabelAbsent  map[string][]string            `json:"labelAbsent,omitempty"`
-	LabelNot     map[string]map[string][]string `json:"labelNot,omitempty"`
+	// LabelsSatisfy maps a pod to node-selector expressions (ANDed) that
+	// its NodeClaim's labels must satisfy, matched by Kubernetes' own
+	// nodeaffinity: Exists / DoesNotExist for a label's presence, NotIn for
+	// values it must not have, Gt / Lt for generated integers.
+	LabelsSatisfy map[string][]corev1.NodeSelectorRequirement `json:"labelsSatisfy,omitempty"`
 	// Requests maps a pod to resources its NodeClaim's requests must equal
 	// (resource → quantity; the quantities are compared, not their text).
 	Requests map[string]map[string]string `json:"requests,omitempty"`
@@ -476,31 +475,9 @@ func (sc scenario) check(t *testing.T, res scheduler.Result) {
 func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(string) *scheduler.NodeClaim) {
 	t.Helper()
 	e := sc.spec.Expect
-	for p, keys := range e.LabelPresent {
-		if c := claimOf(p); c != nil {
-			for _, k := range keys {
-				if _, ok := c.Labels[k]; !ok {
-					t.Errorf("pod %s: NodeClaim %s has no label %s (labels %v)", p, c.Name, k, c.Labels)
-				}
-			}
-		}
-	}
-	for p, keys := range e.LabelAbsent {
-		if c := claimOf(p); c != nil {
-			for _, k := range keys {
-				if v, ok := c.Labels[k]; ok {
-					t.Errorf("pod %s: NodeClaim %s has label %s=%q, want none", p, c.Name, k, v)
-				}
-			}
-		}
-	}
-	for p, byKey := range e.LabelNot {
-		if c := claimOf(p); c != nil {
-			for k, vals := range byKey {
-				if v, ok := c.Labels[k]; ok && slices.Contains(vals, v) {
-					t.Errorf("pod %s: NodeClaim %s label %s = %q, want none of %v", p, c.Name, k, v, vals)
-				}
-			}
+	for p, exprs := range e.LabelsSatisfy {
+		if c := claimOf(p); c != nil && !matchLabels(t, exprs, c.Labels) {
+			t.Errorf("pod %s: NodeClaim %s labels %v do not satisfy %v", p, c.Name, c.Labels, exprs)
 		}
 	}
 	for p, want := range e.Requests {
@@ -518,15 +495,11 @@ func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(
 		if c == nil {
 			continue
 		}
-		sel, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}}})
-		require.NoError(t, err, "optionsSatisfy of %s", p)
 		for _, name := range append([]string{c.InstanceType}, c.InstanceTypeOptions...) {
 			it, ok := sc.catalog.Get(name)
 			if !ok {
 				t.Errorf("pod %s: NodeClaim %s names instance type %s that is not in the catalog", p, c.Name, name)
-				continue
-			}
-			if !sel.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: it.Labels}}) {
+			} else if !matchLabels(t, exprs, it.Labels) {
 				t.Errorf("pod %s: NodeClaim %s instance type %s (labels %v) does not satisfy %v", p, c.Name, name, it.Labels, exprs)
 			}
 		}
@@ -568,6 +541,15 @@ func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(
 			t.Errorf("pod %s: relaxations %q, want none", p, dropped[p])
 		}
 	}
+}
+
+// matchLabels reports whether labels satisfy every expression, by
+// Kubernetes' own node-selector matching.
+func matchLabels(t *testing.T, exprs []corev1.NodeSelectorRequirement, labels map[string]string) bool {
+	t.Helper()
+	sel, err := nodeaffinity.NewNodeSelector(&corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}}})
+	require.NoError(t, err, "expectation %v", exprs)
+	return sel.Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}})
 }
 
 // checkPoolCapacity adds up, per NodePool, the largest capacity among each
