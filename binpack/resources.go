@@ -10,7 +10,7 @@ import (
 )
 
 // MaxDims is the number of distinct resource names one solve can track.
-const MaxDims = 24
+const MaxDims = 16
 
 // Vec is a resource vector: one int64 per dimension of a Dims. CPU is in
 // millicores, every other resource in its base unit (bytes, count), rounded

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -66,6 +67,23 @@ func (s *solver) improveWith(b *int) {
 	}
 	if debugImprove != nil {
 		debugImprove("after drain", budget)
+	}
+	// Let claims absorb smaller ones of their bucket when one larger
+	// instance type is cheaper than the several.
+	order = s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	for _, cl := range order {
+		if budget <= 0 {
+			return
+		}
+		if !cl.dropped {
+			s.absorb(cl, &budget)
+		}
 	}
 	// Shrink big claims into the room left elsewhere.
 	order = s.liveClaims()
@@ -208,7 +226,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			}
 			*budget--
 			examined++
-			ev, ok, _ := s.evalInBucket(a, cl, be)
+			ev, ok, _ := s.evalInBucket(a, cl, be, 0)
 			if ok && ev.delta <= priceEps {
 				if !found || ev.waste < best.waste {
 					best, found = ev, true
@@ -240,7 +258,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	s.detach(pp)
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0)
+	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1))
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
 		s.topo.Record(c.topo, a.active, &fromHost)
@@ -289,7 +307,7 @@ func (s *solver) detach(pp *pending) {
 		return
 	}
 	defer s.reindex(cl)
-	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0)
+	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price)
 	if !ok || price > cl.price {
 		return
 	}
@@ -337,4 +355,117 @@ func (s *solver) unindex(cl *claim) {
 	cl.dropped = true
 	cl.bucket.slack.place(s, cl)
 	cl.dropped = dropped
+}
+
+// absorbTries bounds how many claims one claim tries to absorb, and
+// absorbStep how much (relatively) one absorption may cost on its own: a
+// sequence whose steps each cost a little may still end cheaper (two half
+// nodes are rarely exactly one node's price), and the sequence is undone
+// unless it ends cheaper than it started.
+const (
+	absorbTries = 8
+	absorbScan  = 32
+	absorbStep  = 1e-3
+)
+
+// absorb moves every pod of smaller claims of dst's bucket (same
+// requirements, so the same domains) into dst, one claim at a time, and
+// keeps the result only when the total price falls.
+func (s *solver) absorb(dst *claim, budget *int) {
+	b := dst.bucket
+	if b == nil {
+		return
+	}
+	maxUsable := s.reqs.info(b.reqID).maxUsable
+	var cands []*claim
+	for i, seen := len(b.claims)-1, 0; i >= 0 && seen < absorbScan; i-- {
+		cl := b.claims[i]
+		if cl == dst || cl.bucket != b || cl.dropped || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
+			continue
+		}
+		seen++
+		if !cl.used.FitsSum(dst.used, maxUsable) {
+			continue
+		}
+		cands = append(cands, cl)
+	}
+	slices.SortStableFunc(cands, func(x, y *claim) int {
+		if c := cmp.Compare(x.price, y.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.id, y.id)
+	})
+	if len(cands) > absorbTries {
+		cands = cands[:absorbTries]
+	}
+	start := dst.price
+	var taken []*claim
+	var moved [][]*pending
+	// Passes until none succeeds: a claim that did not fit may fit once dst
+	// has grown to a larger type.
+	for progress := true; progress && *budget > 0; {
+		progress = false
+		for i, src := range cands {
+			if src == nil || *budget <= 0 {
+				continue
+			}
+			if pods, ok := s.mergeInto(src, dst, budget); ok {
+				taken = append(taken, src)
+				moved = append(moved, pods)
+				cands[i] = nil
+				progress = true
+			}
+		}
+	}
+	total := start
+	for _, src := range taken {
+		total += src.chargedPrice
+	}
+	if len(taken) > 0 && dst.price >= total-priceEps {
+		for i := len(taken) - 1; i >= 0; i-- {
+			for j := len(moved[i]) - 1; j >= 0; j-- {
+				s.moveBack(moved[i][j], taken[i])
+			}
+		}
+	}
+}
+
+// mergeInto moves every pod of src into dst when dst grows by at most
+// src's price (plus absorbStep); on failure nothing changes. It returns the
+// pods moved.
+func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
+	for _, pp := range src.pods {
+		if !pp.cls.topo.Movable() {
+			return nil, false
+		}
+	}
+	limit := (dst.price + src.price) * (1 + absorbStep)
+	src.chargedPrice = src.price
+	var moved []*pending
+	rollback := func() {
+		for i := len(moved) - 1; i >= 0; i-- {
+			s.moveBack(moved[i], src)
+		}
+	}
+	for _, pp := range bySizeDesc(src.pods) {
+		c := pp.cls
+		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+		if !ok {
+			rollback()
+			return nil, false
+		}
+		srcHost := topology.Host{Hostname: src.host, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
+		s.topo.Unrecord(c.topo, a.active, &srcHost)
+		*budget--
+		ev, ok, _ := s.evalClaim(a, dst)
+		if !ok || ev.price > limit {
+			s.topo.Record(c.topo, a.active, &srcHost)
+			rollback()
+			return nil, false
+		}
+		s.detach(pp)
+		s.commit(pp, a, ev)
+		moved = append(moved, pp)
+	}
+	return moved, true
 }

@@ -31,6 +31,9 @@ type claim struct {
 	ports   []hostPort
 	bucket  *bucket
 	dropped bool
+	// chargedPrice is the claim's price before the improvement phase
+	// absorbed it (to judge a sequence of absorptions).
+	chargedPrice float64
 	// position in its bucket's slack index (improvement phase)
 	slackIn            bool
 	slackCPU, slackMem uint8
@@ -158,24 +161,26 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		if !s.poolTolerated(c, p, a.level) {
 			continue
 		}
-		best, ok := s.findClaim(pp, a, p)
-		if ok && best.delta <= priceEps {
-			s.commit(pp, a, best)
-			return true
-		}
+		// A new claim's price caps what growing a planned claim may cost,
+		// which bounds the search.
+		var nc evaluation
+		haveNew := false
+		maxDelta := math.Inf(1)
 		if a.allowNew {
-			if nc, ok2 := s.evalNew(a, p); ok2 {
-				if debugPod != nil {
-					debugPod(pp, ok, best, nc)
-				}
-				if !ok || newIsCheaper(nc.price+s.cfg.nodeCost, best.delta) {
-					s.commit(pp, a, nc)
-					return true
-				}
+			if nc, haveNew = s.evalNew(a, p); haveNew {
+				maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
 			}
 		}
-		if ok {
+		best, ok := s.findClaim(pp, a, p, maxDelta)
+		if debugPod != nil && haveNew {
+			debugPod(pp, ok, best, nc)
+		}
+		switch {
+		case ok && (best.delta <= priceEps || !haveNew || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
 			s.commit(pp, a, best)
+			return true
+		case haveNew:
+			s.commit(pp, a, nc)
 			return true
 		}
 	}
@@ -273,10 +278,11 @@ func better(a, b evaluation) bool {
 // claim the pod fits without growing. A claim that refuses the pod for good
 // (resources at the largest type, host ports, required anti-affinity) and
 // sits at the front of its bucket is skipped by the pod's class from then on.
-func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
+func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (evaluation, bool) {
 	c := a.c
 	var best evaluation
 	found, examined := false, 0
+	var grow []grown
 	for _, b := range p.buckets {
 		cur := c.cursors[int32(b.idx)]
 		if cur >= len(b.claims) || examined >= claimsExamined {
@@ -307,18 +313,25 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 				}
 				continue
 			}
-			ev, ok, mono := s.evalInBucket(a, cl, be)
+			if !cl.used.FitsSum(c.requests, cl.pool.usable[cl.typ]) {
+				// It would need a larger type: compare it later, with a few others.
+				if len(grow) < claimsGrown {
+					grow = append(grow, grown{cl, be})
+				}
+				continue
+			}
+			ev, ok, mono := s.evalInBucket(a, cl, be, maxDelta)
 			if !ok {
 				if mono && permFrom == i+1 {
 					permFrom = i
 				}
 				continue
 			}
+			if ev.delta <= priceEps {
+				return ev, true
+			}
 			if !found || better(ev, best) {
 				best, found = ev, true
-			}
-			if ev.delta <= priceEps {
-				return best, true
 			}
 		}
 		if permFrom == cur {
@@ -326,8 +339,23 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool) (evaluation, bool) {
 			c.cursors[int32(b.idx)] = len(b.claims)
 		}
 	}
+	for _, g := range grow {
+		if ev, ok, _ := s.evalInBucket(a, g.cl, g.be, maxDelta); ok && (!found || better(ev, best)) {
+			best, found = ev, true
+		}
+	}
 	return best, found
 }
+
+// grown is a planned claim that would need a larger instance type.
+type grown struct {
+	cl *claim
+	be bucketEval
+}
+
+// claimsGrown bounds how many claims that would need a larger instance type
+// one pod compares.
+const claimsGrown = 8
 
 // claimsExamined bounds how many planned claims one pod looks at.
 const claimsExamined = 64
@@ -377,12 +405,12 @@ func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) 
 	if !ok {
 		return ev, false, perm
 	}
-	return s.evalInBucket(a, cl, be)
+	return s.evalInBucket(a, cl, be, math.Inf(1))
 }
 
 // evalInBucket evaluates the claim-specific part: host ports, hostname
 // topology and the instance type that fits.
-func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval) (ev evaluation, ok, mono bool) {
+func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta float64) (ev evaluation, ok, mono bool) {
 	c := a.c
 	if _, clash := portsConflict(cl.ports, c.ports); clash {
 		return ev, false, true
@@ -403,7 +431,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval) (ev evaluatio
 	if len(ports) > 0 {
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
-	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from)
+	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta)
 	if !fits {
 		return ev, false, false
 	}
@@ -439,7 +467,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		}
 	}
 	var zero binpack.Vec
-	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0)
+	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1))
 	if !fits {
 		return evaluation{}, false
 	}
@@ -468,14 +496,18 @@ const newHost = "\x00new"
 // whose usable capacity holds need and whose capacity stays within the pool's
 // limits given what the claim is already charged, scanning the price order
 // from position from.
-func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int) (t, pos int, price float64, ok bool) {
+func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int, maxPrice float64) (t, pos int, price float64, ok bool) {
 	info := s.reqs.info(id)
 	info.typeSet(s)
 	if !need.Fits(info.maxUsable) {
 		return 0, 0, 0, false
 	}
+	prices := s.idx.Prices(info.offer)
 	for i := from; i < len(info.members); i++ {
 		tt := int(info.members[i])
+		if prices[tt] > maxPrice {
+			return 0, 0, 0, false // the rest cost more still
+		}
 		if !need.Fits(p.usable[tt]) {
 			continue
 		}
@@ -488,7 +520,7 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		if len(ports) > 0 && s.dsPortClash(p, tt, ports) {
 			continue
 		}
-		pr := s.idx.Prices(info.offer)[tt]
+		pr := prices[tt]
 		if math.IsInf(pr, 1) {
 			continue
 		}
