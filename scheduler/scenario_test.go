@@ -20,6 +20,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
@@ -108,6 +109,10 @@ type expectations struct {
 	// nodeaffinity. Only instance-type labels are seen (not zone or
 	// capacity type, which belong to offerings).
 	OptionsSatisfy map[string][]corev1.NodeSelectorRequirement `json:"optionsSatisfy,omitempty"`
+	// Requirements maps a pod to expressions that must appear among its
+	// NodeClaim's requirements (same key and operator, the same values in
+	// any order, and the same minValues when one is given).
+	Requirements map[string][]requirements.Expression `json:"requirements,omitempty"`
 	// MinOptions maps a pod to the least number of instance-type options of
 	// its NodeClaim; Options to the exact options, cheapest first.
 	MinOptions map[string]int      `json:"minOptions,omitempty"`
@@ -504,6 +509,17 @@ func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(
 			}
 		}
 	}
+	for p, exprs := range e.Requirements {
+		c := claimOf(p)
+		if c == nil {
+			continue
+		}
+		for _, want := range exprs {
+			if !slices.ContainsFunc(c.Requirements, func(got requirements.Expression) bool { return sameExpression(want, got) }) {
+				t.Errorf("pod %s: NodeClaim %s has no requirement %v among %v", p, c.Name, want, c.Requirements)
+			}
+		}
+	}
 	for p, n := range e.MinOptions {
 		if c := claimOf(p); c != nil && len(c.InstanceTypeOptions) < n {
 			t.Errorf("pod %s: NodeClaim %s has %d instance-type options %v, want at least %d", p, c.Name, len(c.InstanceTypeOptions), c.InstanceTypeOptions, n)
@@ -541,6 +557,16 @@ func (sc scenario) checkClaims(t *testing.T, res scheduler.Result, claimOf func(
 			t.Errorf("pod %s: relaxations %q, want none", p, dropped[p])
 		}
 	}
+}
+
+// sameExpression reports whether got is the expression want: the same key
+// and operator, the same values as a set, and want's minValues if it sets one.
+func sameExpression(want, got requirements.Expression) bool {
+	if want.Key != got.Key || want.Operator != got.Operator || (want.MinValues != 0 && want.MinValues != got.MinValues) {
+		return false
+	}
+	w, g := slices.Sorted(slices.Values(want.Values)), slices.Sorted(slices.Values(got.Values))
+	return slices.Equal(w, g)
 }
 
 // matchLabels reports whether labels satisfy every expression, by
