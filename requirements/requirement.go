@@ -140,8 +140,13 @@ func empty(key string) Requirement { return Requirement{key: key, finite: true, 
 
 func sortedUnique(values []string) []string {
 	out := slices.Clone(values)
-	slices.Sort(out)
-	return slices.Compact(out)
+	for i := 1; i < len(out); i++ {
+		if out[i-1] >= out[i] {
+			slices.Sort(out)
+			return slices.Compact(out)
+		}
+	}
+	return out // already sorted and unique: the common case of a sorted list
 }
 
 // Key returns the label key.

@@ -169,8 +169,10 @@ func bySizeDesc(pods []*pending) []*pending {
 // moveCandidates bounds how many receiving claims are compared for one pod,
 // and moveExamined how many are examined in all.
 const (
-	moveCandidates = 6
-	moveExamined   = 48
+	moveCandidates  = 6
+	moveExamined    = 48
+	moveVisited     = 256
+	moveVisitedEdge = 64
 )
 
 // moveOut moves pp from its claim to the claim of the same pool that holds it
@@ -212,8 +214,13 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			continue
 		}
 		var be bucketEval
-		checked := false
-		b.slack.each(c.requests[0], c.requests[1], func(cl *claim) bool {
+		checked, refused := false, false
+		visited, limit := 0, moveVisitedEdge
+		visit := func(cl *claim) bool {
+			visited++
+			if visited > limit {
+				return false
+			}
 			if cl == src || !cl.used.FitsSum(c.requests, cl.pool.usable[cl.typ]) {
 				return true
 			}
@@ -221,6 +228,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 				checked = true
 				var ok bool
 				if be, ok, _ = s.evalBucket(a, b); !ok {
+					refused = true
 					return false
 				}
 			}
@@ -234,7 +242,13 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 				seen++
 			}
 			return seen < moveCandidates && examined < moveExamined && *budget > 0
-		})
+		}
+		// Tight cells first, a few visits only; then the cells that surely fit.
+		b.slack.eachEdge(c.requests[0], c.requests[1], visit)
+		if !refused && seen < moveCandidates {
+			visited, limit = 0, moveVisited
+			b.slack.eachFirm(c.requests[0], c.requests[1], visit)
+		}
 		if seen >= moveCandidates {
 			break
 		}

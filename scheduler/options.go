@@ -163,13 +163,18 @@ func WithNodeCost(perNodePerHour float64) Option {
 }
 
 // WithMaxInstanceTypeOptions caps the instance-type options listed on a
-// NodeClaim (default 600, as Karpenter). minValues is checked after the cap.
+// NodeClaim (default 100; Karpenter caps at 600, which makes plans of
+// thousands of NodeClaims hundreds of megabytes). minValues is checked after
+// the cap.
 func WithMaxInstanceTypeOptions(n int) Option {
 	return func(c *config) { c.maxOptions = n }
 }
 
+// defaultMaxOptions is the default cap on a NodeClaim's instance-type options.
+const defaultMaxOptions = 100
+
 func resolve(opts []Option) (config, error) {
-	c := config{preference: PreferenceRespect, minValues: MinValuesStrict, maxOptions: 600}
+	c := config{preference: PreferenceRespect, minValues: MinValuesStrict, maxOptions: defaultMaxOptions}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

@@ -16,6 +16,10 @@ type slackIndex struct {
 
 const slackLevels = 33
 
+// podsDim is the dimension of the "pods" resource (binpack.NewDims puts
+// cpu, memory and pods first).
+const podsDim = 2
+
 func slackLevel(x int64) int {
 	if x <= 0 {
 		return 0
@@ -42,6 +46,9 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 		return
 	}
 	room := cl.pool.usable[cl.typ].Sub(cl.used)
+	if room[podsDim] < 1 {
+		return // no pod fits: not a target
+	}
 	cl.slackCPU, cl.slackMem = uint8(slackLevel(room[0])), uint8(slackLevel(room[1]))
 	cell := &ix.cells[cl.slackCPU][cl.slackMem]
 	cl.slackPos = len(*cell)
@@ -50,14 +57,35 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 	ix.used[cl.slackCPU] |= 1 << cl.slackMem
 }
 
-// each calls f for the claims whose room may hold cpu and mem, tightest
-// cells first, until f returns false.
-func (ix *slackIndex) each(cpu, mem int64, f func(*claim) bool) {
-	lm := uint(slackLevel(mem))
-	for c := slackLevel(cpu); c < slackLevels; c++ {
-		for bitsLeft := ix.used[c] >> lm << lm; bitsLeft != 0; bitsLeft &= bitsLeft - 1 {
-			m := bits.TrailingZeros64(bitsLeft)
-			for _, cl := range ix.cells[c][m] {
+// eachEdge calls f for the claims in the cells at the magnitude of cpu or
+// mem (whose room may or may not hold them), until f returns false.
+func (ix *slackIndex) eachEdge(cpu, mem int64, f func(*claim) bool) {
+	lc, lm := slackLevel(cpu), uint(slackLevel(mem))
+	for c := lc; c < slackLevels; c++ {
+		mask := ix.used[c] >> lm << lm
+		if c > lc {
+			mask &= 1 << lm // only the boundary cell of this row
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			for _, cl := range ix.cells[c][bits.TrailingZeros64(mask)] {
+				if !f(cl) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// eachFirm calls f for the claims in the cells whose room surely holds cpu
+// and mem, tightest first, until f returns false.
+func (ix *slackIndex) eachFirm(cpu, mem int64, f func(*claim) bool) {
+	lm := uint(slackLevel(mem)) + 1
+	for c := slackLevel(cpu) + 1; c < slackLevels; c++ {
+		if lm >= slackLevels {
+			return
+		}
+		for mask := ix.used[c] >> lm << lm; mask != 0; mask &= mask - 1 {
+			for _, cl := range ix.cells[c][bits.TrailingZeros64(mask)] {
 				if !f(cl) {
 					return
 				}
