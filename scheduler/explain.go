@@ -159,7 +159,7 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 			}
 		}
 		if c.topo.Relevant() {
-			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints}
+			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info}
 			if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
 				last = cause(topologyCode(v), v.Key, "", "", "%s", v.Message())
 				continue

@@ -378,7 +378,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		return be, false, true
 	}
 	if a.c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints}
+		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
@@ -454,7 +454,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		return evaluation{}, false
 	}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints}
+		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
 		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
 		if v != nil {
 			return evaluation{}, false

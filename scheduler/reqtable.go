@@ -18,7 +18,8 @@ type reqTable struct {
 
 // reqInfo is what the solver derives from one requirement set.
 type reqInfo struct {
-	id   int32
+	table *reqTable
+	id    int32
 	reqs requirements.Requirements
 	pool *pool // the NodePool the set belongs to (claim-level sets), else nil
 	// derived lazily (claim-level sets only)
@@ -47,7 +48,7 @@ func (t *reqTable) intern(reqs requirements.Requirements, p *pool) int32 {
 	}
 	id := int32(len(t.infos))
 	t.byFP[fp] = id
-	t.infos = append(t.infos, &reqInfo{id: id, reqs: reqs, pool: p})
+	t.infos = append(t.infos, &reqInfo{table: t, id: id, reqs: reqs, pool: p})
 	return id
 }
 

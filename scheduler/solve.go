@@ -32,6 +32,8 @@ type solver struct {
 	vols       *topology.Volumes
 	seed       uint64
 
+	domainMemo map[string][]string
+
 	anyPreferNoSchedule bool
 	slackBuilt          bool
 	// hasReservations is set when some offering is a capacity reservation.
@@ -62,7 +64,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err != nil {
 		return nil, err
 	}
-	s := &solver{cfg: cfg}
+	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
@@ -147,7 +149,7 @@ func (s *solver) sources() []topology.Source {
 	}
 	for _, en := range s.existing {
 		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.node.Spec.Taints, Existing: true,
-			Values: func(key string) []string {
+			Values: func(key string, _ requirements.Requirements) []string {
 				if v, ok := en.labels[key]; ok {
 					return []string{v}
 				}
@@ -157,25 +159,70 @@ func (s *solver) sources() []topology.Source {
 	return out
 }
 
-// poolValues returns the domain values a pool offers for a key.
-func (s *solver) poolValues(p *pool) func(string) []string {
-	return func(key string) []string {
-		switch {
-		case key == requirements.LabelTopologyZone:
-			return p.zones
-		case key == requirements.LabelCapacityType:
-			return p.cts
-		case key == requirements.LabelHostname:
-			return nil
-		case s.idx.IsLabelKey(key):
-			return s.idx.LabelValues(key, p.types)
-		}
-		r := p.reqs.Get(key)
-		if r.IsFinite() {
-			return r.Values()
-		}
+// poolValues returns, for topology, the domain values a pool offers for a
+// key to a node that also satisfies extra.
+func (s *solver) poolValues(p *pool) func(string, requirements.Requirements) []string {
+	return func(key string, extra requirements.Requirements) []string {
+		return s.domainValues(p, p.reqs.Intersect(extra), key)
+	}
+}
+
+// domainValues returns the values a node of pool p satisfying reqs could
+// take for key: zones and capacity types of the offerings its instance types
+// have, label values of those types, or the finite values reqs allow for a
+// key no instance type decides (memoised).
+func (s *solver) domainValues(p *pool, reqs requirements.Requirements, key string) []string {
+	if key == requirements.LabelHostname {
 		return nil
 	}
+	mk := key + "\x00" + itoa(p.idx) + "\x00" + reqs.Fingerprint()
+	if v, ok := s.domainMemo[mk]; ok {
+		return v
+	}
+	var out []string
+	switch {
+	case key == requirements.LabelTopologyZone || key == requirements.LabelCapacityType || key == instancetypes.LabelZoneID:
+		if _, empty := reqs.Empty(); empty {
+			break
+		}
+		types := s.idx.Filter(reqs)
+		types.AndInto(p.types)
+		f := binpack.NewOfferFilter(s.idx, reqs)
+		zones := make([]bool, len(s.idx.Zones()))
+		cts := make([]bool, len(s.idx.CapacityTypes()))
+		s.idx.MarkOfferedSet(types, f, zones, cts)
+		switch key {
+		case requirements.LabelCapacityType:
+			out = pick(s.idx.CapacityTypes(), cts)
+		case requirements.LabelTopologyZone:
+			out = pick(s.idx.Zones(), zones)
+		default:
+			for _, z := range pick(s.idx.Zones(), zones) {
+				if id := s.idx.ZoneID(z); id != "" {
+					out = append(out, id)
+				}
+			}
+		}
+	case s.idx.IsLabelKey(key):
+		types := s.idx.Filter(reqs)
+		types.AndInto(p.types)
+		out = s.idx.LabelValues(key, types)
+	default:
+		if r := reqs.Get(key); r.IsFinite() {
+			out = r.Values()
+		}
+	}
+	s.domainMemo[mk] = out
+	return out
+}
+
+// DomainValues lists, for topology, the values a claim with these
+// requirements could still take for key.
+func (ri *reqInfo) DomainValues(key string) []string {
+	if ri.pool == nil {
+		return nil
+	}
+	return ri.table.s.domainValues(ri.pool, ri.reqs, key)
 }
 
 // exhausted reports whether the pool can launch nothing more (limits).

@@ -194,15 +194,23 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 				continue
 			}
 		}
-		for _, v := range s.Values(g.ks.key) {
-			if honorAffinity && len(spec.Requirements) > 0 &&
-				!slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool { return r.Get(g.ks.key).Has(v) }) {
+		alts := spec.Requirements
+		if !honorAffinity || len(alts) == 0 {
+			alts = []requirements.Requirements{{}}
+		}
+		for _, alt := range alts {
+			if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
 				continue
 			}
-			d := g.ks.intern(v)
-			if !seen[d] {
-				seen[d] = true
-				out = append(out, d)
+			for _, v := range s.Values(g.ks.key, alt) {
+				if !alt.Get(g.ks.key).Has(v) {
+					continue
+				}
+				d := g.ks.intern(v)
+				if !seen[d] {
+					seen[d] = true
+					out = append(out, d)
+				}
 			}
 		}
 	}
@@ -220,6 +228,15 @@ type Host struct {
 	// intersected in (a NodeClaim); ignored for an existing node.
 	Requirements requirements.Requirements
 	Taints       []corev1.Taint
+	// Domains, when set, lists the values a NodeClaim could still take for
+	// a key its requirements leave open (from its instance types and
+	// offerings); otherwise every value seen so far is a candidate.
+	Domains DomainLister
+}
+
+// DomainLister lists the values a NodeClaim could take for a key.
+type DomainLister interface {
+	DomainValues(key string) []string
 }
 
 // Violation says why a pod may not go to a host.
@@ -368,6 +385,14 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 			t.scratch = append(t.scratch, ks.intern(v))
 		}
 		return t.scratch, len(t.scratch) == 1
+	}
+	if h.Domains != nil {
+		for _, v := range h.Domains.DomainValues(ks.key) {
+			if r.Has(v) {
+				t.scratch = append(t.scratch, ks.intern(v))
+			}
+		}
+		return t.scratch, false // pin even a lone value, so the count can find it
 	}
 	for i, v := range ks.values {
 		if r.Has(v) {

@@ -40,9 +40,10 @@ type Source struct {
 	Name         string
 	Requirements requirements.Requirements
 	Taints       []corev1.Taint
-	// Values returns the domain values the source offers for a key (nil
-	// when it offers none).
-	Values func(key string) []string
+	// Values returns the domain values the source offers for a key to a
+	// node that must also satisfy reqs (nil when it offers none): a pool
+	// that offers spot only in two zones offers a spot-only pod those two.
+	Values func(key string, reqs requirements.Requirements) []string
 	// Existing marks an existing node: its requirements are its labels and
 	// are matched strictly.
 	Existing bool
