@@ -20,8 +20,8 @@ type reqTable struct {
 type reqInfo struct {
 	table *reqTable
 	id    int32
-	reqs requirements.Requirements
-	pool *pool // the NodePool the set belongs to (claim-level sets), else nil
+	reqs  requirements.Requirements
+	pool  *pool // the NodePool the set belongs to (claim-level sets), else nil
 	// derived lazily (claim-level sets only)
 	typesDone bool
 	types     binpack.TypeSet
