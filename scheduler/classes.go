@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -126,10 +127,67 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 		c.pods = append(c.pods, pp)
 		s.pending = append(s.pending, pp)
 	}
+	s.claimUsers = map[string]int{}
+	for _, pp := range s.pending {
+		for _, claim := range podClaims(pp.pod) {
+			s.claimUsers[claim]++
+		}
+	}
 	for _, c := range s.classes {
 		s.deriveClass(c)
 	}
 	return nil
+}
+
+// podClaims lists the persistent volume claims a pod mounts, as namespace/name.
+func podClaims(p *corev1.Pod) []string {
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	var out []string
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			out = append(out, ns+"/"+v.PersistentVolumeClaim.ClaimName)
+		}
+	}
+	return out
+}
+
+// sharedClaimTerms ties pods that share a claim together: a ReadWriteOnce
+// volume attaches to one node, so its pods share a node; any other volume
+// that is not bound yet is created in one zone, so its pods share a zone.
+// The terms select a label only those pods carry (added to their topology
+// view, never to the pods).
+func (s *solver) sharedClaimTerms(p *corev1.Pod) (map[string]string, []corev1.PodAffinityTerm) {
+	var labels map[string]string
+	var terms []corev1.PodAffinityTerm
+	for _, claim := range podClaims(p) {
+		if s.claimUsers[claim] < 2 {
+			continue
+		}
+		key, rwo, bound := s.vols.Claim(claim)
+		if key == "" {
+			continue
+		}
+		topologyKey := requirements.LabelTopologyZone
+		switch {
+		case rwo:
+			topologyKey = requirements.LabelHostname
+		case bound:
+			continue // the bound volume's zone is already a requirement
+		}
+		h := fnv.New64a()
+		h.Write([]byte(claim))
+		label := fmt.Sprintf("volumes.nodeplan.io/claim-%016x", h.Sum64())
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[label] = "shared"
+		terms = append(terms, corev1.PodAffinityTerm{TopologyKey: topologyKey,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{label: "shared"}}})
+	}
+	return labels, terms
 }
 
 func (s *solver) deriveClass(c *class) {
@@ -153,6 +211,22 @@ func (s *solver) deriveClass(c *class) {
 	}
 	c.topoSpec = topology.PodSpec{Namespace: c.namespace, Labels: p.Labels, Tolerations: p.Spec.Tolerations,
 		Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity}
+	if extra, terms := s.sharedClaimTerms(p); len(terms) > 0 {
+		labels := maps.Clone(p.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		maps.Copy(labels, extra)
+		aff := &corev1.Affinity{}
+		if p.Spec.Affinity != nil {
+			aff = p.Spec.Affinity.DeepCopy()
+		}
+		if aff.PodAffinity == nil {
+			aff.PodAffinity = &corev1.PodAffinity{}
+		}
+		aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, terms...)
+		c.topoSpec.Labels, c.topoSpec.Affinity = labels, aff
+	}
 }
 
 // podRequirements derives the class's requirement alternatives and kept

@@ -33,6 +33,8 @@ type solver struct {
 	seed       uint64
 
 	domainMemo map[string][]string
+	// claimUsers counts the pending pods that mount each claim (ns/name).
+	claimUsers map[string]int
 
 	anyPreferNoSchedule bool
 	slackBuilt          bool

@@ -230,3 +230,19 @@ func (v *Volumes) volumeAffinity(id string, pv *corev1.PersistentVolume) ([]requ
 	}
 	return alts, nil
 }
+
+// Claim describes a claim (namespace/name) for pods that share it: key is
+// its name when known ("" otherwise), rwo whether its volume attaches to one
+// node at a time (ReadWriteOnce), bound whether a volume is bound to it.
+func (v *Volumes) Claim(id string) (key string, rwo, bound bool) {
+	pvc, ok := v.pvcs[id]
+	if !ok {
+		return "", false, false
+	}
+	for _, m := range pvc.Spec.AccessModes {
+		if m == corev1.ReadWriteOnce || m == corev1.ReadWriteOncePod {
+			rwo = true
+		}
+	}
+	return id, rwo, pvc.Spec.VolumeName != ""
+}
