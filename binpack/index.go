@@ -46,7 +46,7 @@ type offer struct {
 }
 
 type keyIndex struct {
-	values   map[string]TypeSet
+	values   map[string][]int32 // value → the types that carry it
 	distinct []string
 	absent   TypeSet
 }
@@ -95,7 +95,7 @@ func NewIndex(catalog instancetypes.Catalog, dims Dims) *Index {
 		}
 	}
 	for _, k := range catalog.LabelKeys() {
-		x.keys[k] = &keyIndex{values: map[string]TypeSet{}, absent: NewTypeSet(n)}
+		x.keys[k] = &keyIndex{values: map[string][]int32{}, absent: FullTypeSet(n)}
 	}
 	for t, it := range types {
 		x.alloc[t], _ = dims.Vector(it.Allocatable())
@@ -108,19 +108,14 @@ func NewIndex(catalog instancetypes.Catalog, dims Dims) *Index {
 				x.offerBits[of.zone][of.ct].Set(t)
 			}
 		}
-		for k, ki := range x.keys {
-			v, ok := it.Labels[k]
-			if !ok {
-				ki.absent.Set(t)
-				continue
-			}
-			s, ok := ki.values[v]
-			if !ok {
-				s = NewTypeSet(n)
-				ki.values[v] = s
+		for k, v := range it.Labels {
+			ki := x.keys[k]
+			ki.absent.Clear(t)
+			ts, seen := ki.values[v]
+			if !seen {
 				ki.distinct = append(ki.distinct, v)
 			}
-			s.Set(t)
+			ki.values[v] = append(ts, int32(t))
 		}
 	}
 	for _, ki := range x.keys {
@@ -164,7 +159,7 @@ func (x *Index) LabelValues(key string, set TypeSet) []string {
 	}
 	var out []string
 	for _, v := range ki.distinct {
-		if ki.values[v].Intersects(set) {
+		if slices.ContainsFunc(ki.values[v], func(t int32) bool { return set.Has(int(t)) }) {
 			out = append(out, v)
 		}
 	}
@@ -203,14 +198,16 @@ func (x *Index) match(r requirements.Requirement) TypeSet {
 	}
 	if r.IsFinite() {
 		for _, v := range r.Values() {
-			if vs, ok := ki.values[v]; ok {
-				s.OrInto(vs)
+			for _, t := range ki.values[v] {
+				s.Set(int(t))
 			}
 		}
 	} else {
 		for _, v := range ki.distinct {
 			if r.Has(v) {
-				s.OrInto(ki.values[v])
+				for _, t := range ki.values[v] {
+					s.Set(int(t))
+				}
 			}
 		}
 	}
@@ -426,4 +423,43 @@ func (x *Index) MarkOfferedSet(set TypeSet, f OfferFilter, zones, capacityTypes 
 			}
 		}
 	}
+}
+
+// MarkOfferedLeft is MarkOffered counting a reserved offering only while
+// its reservation has room per left.
+func (x *Index) MarkOfferedLeft(t int, f OfferFilter, left ReservationsLeft, zones, capacityTypes []bool) {
+	for _, o := range x.offerings[t] {
+		if f.allows(o) && (o.resID == "" || left == nil || left(o.resID) > 0) {
+			zones[o.zone] = true
+			capacityTypes[o.ct] = true
+		}
+	}
+}
+
+// HasReservation reports whether type t has an available offering in the
+// capacity reservation id.
+func (x *Index) HasReservation(t int, id string) bool {
+	for _, o := range x.offerings[t] {
+		if o.available && o.resID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// ZoneIndex returns the index of a zone in Zones (-1 when unknown).
+func (x *Index) ZoneIndex(zone string) int {
+	if i, ok := x.zoneIdx[zone]; ok {
+		return i
+	}
+	return -1
+}
+
+// CapacityTypeIndex returns the index of a capacity type in CapacityTypes
+// (-1 when unknown).
+func (x *Index) CapacityTypeIndex(ct string) int {
+	if i, ok := x.ctIdx[ct]; ok {
+		return i
+	}
+	return -1
 }

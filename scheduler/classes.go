@@ -36,6 +36,9 @@ type class struct {
 	// topology node filters.
 	strict      []requirements.Requirements
 	prefs       []prefTerm // preferred node-affinity terms kept, by weight descending
+	// staticRelaxed lists preferred terms dropped before placement: nothing
+	// can satisfy them together with the heavier ones.
+	staticRelaxed []string
 	tolerations []corev1.Toleration
 	ports       []hostPort
 	topo        *topology.Pod
@@ -337,6 +340,7 @@ func (s *solver) derivePreferences(c *class) {
 			}
 			candidate := kept.Intersect(tr)
 			if !s.feasible(c, candidate) {
+				c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
 				continue
 			}
 			kept = candidate
@@ -444,7 +448,7 @@ func (c *class) toleratesPreferNoSchedule(level int) bool {
 
 // relaxedAt lists the preferences dropped at a level.
 func (c *class) relaxedAt(level int) []string {
-	var out []string
+	out := slices.Clone(c.staticRelaxed)
 	for i := 0; i < level && i < len(c.steps); i++ {
 		out = append(out, c.steps[i].desc)
 	}

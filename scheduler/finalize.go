@@ -58,7 +58,7 @@ func (s *solver) result() Result {
 			res.Summary.Scheduled++
 		default:
 			f := pp.failure
-			if f == nil || pp.claim != nil {
+			if f == nil {
 				// Pods of one class fail alike: explain once per class.
 				if f = explained[pp.cls]; f == nil {
 					f = s.explain(pp)
@@ -119,6 +119,7 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		off   int
 	}
 	var opts []option
+	prices := s.idx.Prices(info.offer)
 	for _, t32 := range info.members {
 		t := int(t32)
 		if !cl.used.Fits(p.usable[t]) {
@@ -139,8 +140,14 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		if len(cl.ports) > 0 && s.dsPortClash(p, t, cl.ports) {
 			continue
 		}
-		pr, off, ok := s.idx.Cheapest(t, info.offer, left)
-		if !ok {
+		var pr float64
+		off := -1
+		if s.hasReservations {
+			var ok bool
+			if pr, off, ok = s.idx.Cheapest(t, info.offer, left); !ok {
+				continue
+			}
+		} else if pr = prices[t]; math.IsInf(pr, 1) {
 			continue
 		}
 		opts = append(opts, option{t: t, price: pr, off: off})
@@ -176,15 +183,28 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		relaxed = true
 	}
 	if len(opts) == 0 {
-		// Cannot happen: the claim's type fitted when its last pod was added.
+		// Every offering the claim could use is a capacity reservation that
+		// other NodeClaims of the plan already hold.
 		cl.dropped = true
 		for _, pp := range cl.pods {
-			pp.failure = &failure{code: ReasonNoOffering, causes: []Cause{{Code: ReasonNoOffering, NodePool: p.tmpl.Name, Message: "no offering left for the NodeClaim"}}}
+			pp.failure = &failure{code: ReasonReservation, causes: []Cause{{Code: ReasonReservation, NodePool: p.tmpl.Name,
+				Message: fmt.Sprintf("NodePool %s: every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan", p.tmpl.Name)}}}
 		}
 		return NodeClaim{}, false
 	}
 	best := opts[0]
+	if best.off < 0 {
+		_, best.off, _ = s.idx.Cheapest(best.t, info.offer, left)
+	}
 	zone, ct, price, resID := s.idx.Offering(best.t, best.off)
+	if resID != "" {
+		// A NodeClaim on a reservation lists only the types it has.
+		opts = slices.DeleteFunc(opts, func(o option) bool { return !s.idx.HasReservation(o.t, resID) })
+		set = binpack.NewTypeSet(s.idx.Len())
+		for _, o := range opts {
+			set.Set(o.t)
+		}
+	}
 	reqs := info.reqs
 	var names []string
 	zoneOK := make([]bool, len(s.idx.Zones()))
@@ -192,11 +212,17 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	for _, o := range opts {
 		names = append(names, s.idx.Type(o.t).Name)
 	}
-	if resID != "" {
+	switch {
+	case resID != "":
+		zoneOK[s.idx.ZoneIndex(zone)] = true
+		ctOK[s.idx.CapacityTypeIndex(requirements.CapacityTypeReserved)] = true
+	case s.hasReservations:
+		// Only offerings still free count: reservations other NodeClaims
+		// hold are not this NodeClaim's to launch into.
 		for _, o := range opts {
-			s.idx.MarkOffered(o.t, info.offer, zoneOK, ctOK)
+			s.idx.MarkOfferedLeft(o.t, info.offer, left, zoneOK, ctOK)
 		}
-	} else {
+	default:
 		s.idx.MarkOfferedSet(set, info.offer, zoneOK, ctOK)
 	}
 	reqs = reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
@@ -210,10 +236,11 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	for k, v := range p.tmpl.Labels {
 		labels[k] = v
 	}
-	// Custom labels the NodePool requires but no pod decided get a value.
+	// Custom labels the requirements leave open get a value (Exists, NotIn,
+	// bounds, or In several values), as Karpenter labels its nodes.
 	for r := range reqs.All() {
 		k := r.Key()
-		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || !r.RequiresPresent() {
+		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || (r.IsFinite() && len(r.Values()) <= 1) {
 			continue
 		}
 		if v, ok := r.Pick(s.labelSeed(cl, k)); ok {

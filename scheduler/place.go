@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -578,6 +579,19 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 			}
 		case key == requirements.LabelInstanceType:
 			n = set.Count()
+		case key == requirements.LabelTopologyZone || key == requirements.LabelCapacityType || key == instancetypes.LabelZoneID:
+			zones := make([]bool, len(s.idx.Zones()))
+			cts := make([]bool, len(s.idx.CapacityTypes()))
+			s.idx.MarkOfferedSet(set, binpack.NewOfferFilter(s.idx, reqs), zones, cts)
+			flags := zones
+			if key == requirements.LabelCapacityType {
+				flags = cts
+			}
+			for _, f := range flags {
+				if f {
+					n++
+				}
+			}
 		default:
 			n = mv.MinValues() // keys no instance type decides cannot fall short
 		}
