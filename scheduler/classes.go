@@ -34,15 +34,15 @@ type class struct {
 	alts []requirements.Requirements
 	// strict are nodeSelector ∩ each required term (no volumes), for
 	// topology node filters.
-	strict      []requirements.Requirements
-	prefs       []prefTerm // preferred node-affinity terms kept, by weight descending
+	strict []requirements.Requirements
+	prefs  []prefTerm // preferred node-affinity terms kept, by weight descending
 	// staticRelaxed lists preferred terms dropped before placement: nothing
 	// can satisfy them together with the heavier ones.
 	staticRelaxed []string
-	tolerations []corev1.Toleration
-	ports       []hostPort
-	topo        *topology.Pod
-	topoSpec    topology.PodSpec
+	tolerations   []corev1.Toleration
+	ports         []hostPort
+	topo          *topology.Pod
+	topoSpec      topology.PodSpec
 	// relaxation
 	steps           []step
 	termStep        []int // per topology term: its step, or -1 when required
