@@ -15,13 +15,13 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
-	"github.com/nodeplan/nodeplan/scheduler"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/examples/*/want.json from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/examples/*/golden/plan.json from the current output")
 
 // examplesDir holds one folder per example: manifests, a README.md and the
-// golden plan want.json.
+// golden plan golden/plan.json (in a subfolder, so that solving the folder
+// reads only the manifests).
 const examplesDir = "../../testdata/examples"
 
 func examples(t *testing.T) []string {
@@ -47,28 +47,15 @@ func manifestFiles(t *testing.T, dir string) []string {
 		require.NoError(t, err)
 		files = append(files, m...)
 	}
-	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "want.json" })
 	slices.Sort(files)
 	return files
 }
 
-// solverReady skips a test while scheduler.Solve cannot plan yet (the
-// placeholder of issue 5 reports an error for every call).
-func solverReady(t *testing.T) {
-	t.Helper()
-	cat, err := aws.Catalog()
-	require.NoError(t, err)
-	if _, err := scheduler.Solve(nil, nil, cat); err != nil {
-		t.Skipf("scheduler.Solve cannot plan yet (%v): the golden plans are checked once it can", err)
-	}
-}
-
 // TestExamples runs `nodeplan solve -o json` on every example and compares
-// the plan with want.json byte for byte; `go test ./cmd/nodeplan -update`
+// the plan with golden/plan.json byte for byte; `go test ./cmd/nodeplan -update`
 // rewrites the goldens. The plan must not change when the manifests are
 // given in the reverse order, nor from one run to the next.
 func TestExamples(t *testing.T) {
-	solverReady(t)
 	for _, name := range examples(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -76,8 +63,9 @@ func TestExamples(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"solve", "-f", dir, "-o", "json"}, &stdout, &stderr)
 			require.Equal(t, exitOK, code, "stderr:\n%s", stderr.String())
-			golden := filepath.Join(dir, "want.json")
+			golden := filepath.Join(dir, "golden", "plan.json")
 			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
 				require.NoError(t, os.WriteFile(golden, stdout.Bytes(), 0o644))
 			}
 			want, err := os.ReadFile(golden)
