@@ -214,6 +214,7 @@ func (s *solver) deriveClass(c *class) {
 	}
 	c.topoSpec = topology.PodSpec{Namespace: c.namespace, Labels: p.Labels, Tolerations: p.Spec.Tolerations,
 		Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity}
+	s.dropIgnoredPreferences(&c.topoSpec)
 	if extra, terms := s.sharedClaimTerms(p); len(terms) > 0 {
 		labels := maps.Clone(p.Labels)
 		if labels == nil {
@@ -476,4 +477,32 @@ func (s *solver) feasible(c *class, extra requirements.Requirements) bool {
 		}
 	}
 	return false
+}
+
+// dropIgnoredPreferences removes from a pod's topology view the preferences
+// the policy ignores, so that no group exists for them: nothing counts pods
+// for a rule nobody enforces, and no NodeClaim is pinned for it.
+func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
+	if s.cfg.policyFor(PreferTopologySpread) == PreferenceIgnore {
+		spec.Spread = slices.DeleteFunc(slices.Clone(spec.Spread), func(c corev1.TopologySpreadConstraint) bool {
+			return c.WhenUnsatisfiable == corev1.ScheduleAnyway
+		})
+	}
+	a := spec.Affinity
+	if a == nil {
+		return
+	}
+	ignoreAff := s.cfg.policyFor(PreferPodAffinity) == PreferenceIgnore && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+	ignoreAnti := s.cfg.policyFor(PreferPodAntiAffinity) == PreferenceIgnore && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+	if !ignoreAff && !ignoreAnti {
+		return
+	}
+	a = a.DeepCopy()
+	if ignoreAff {
+		a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+	}
+	if ignoreAnti {
+		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+	}
+	spec.Affinity = a
 }

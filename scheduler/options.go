@@ -78,6 +78,7 @@ type config struct {
 	budget           *int
 	nodeCost         float64
 	maxOptions       int
+	preferenceCost   bool
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to
@@ -160,6 +161,14 @@ func WithImprovementBudget(evaluations int) Option {
 // plan stay the instance prices.
 func WithNodeCost(perNodePerHour float64) Option {
 	return func(c *config) { c.nodeCost = perNodePerHour }
+}
+
+// WithPreferenceCost makes Solve also plan the same pods with every
+// preference ignored and report, in Result.Preferences, what honouring
+// preferences costs: the extra NodeClaims and price per hour. It doubles the
+// work of a solve with preferences.
+func WithPreferenceCost() Option {
+	return func(c *config) { c.preferenceCost = true }
 }
 
 // WithMaxInstanceTypeOptions caps the instance-type options listed on a

@@ -58,7 +58,33 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	s.run()
 	s.improve()
-	return s.result(), nil
+	res := s.result()
+	if s.cfg.preferenceCost && s.hasPreferences() {
+		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
+		ignore = append(ignore, func(c *config) { c.preferenceCost = false; c.preferenceByKind = nil })
+		base, err := Solve(pods, nodePools, catalog, ignore...)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Preferences = &PreferenceCost{
+			ExtraNodeClaims: res.Summary.NodeClaims - base.Summary.NodeClaims,
+			ExtraPerHour:    roundPrice(res.Summary.PricePerHour - base.Summary.PricePerHour),
+		}
+	} else if s.cfg.preferenceCost {
+		res.Preferences = &PreferenceCost{}
+	}
+	return res, nil
+}
+
+// hasPreferences reports whether some pod carries a preference the policy
+// enforces.
+func (s *solver) hasPreferences() bool {
+	for _, c := range s.classes {
+		if len(c.steps) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []Option) (*solver, error) {

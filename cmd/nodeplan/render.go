@@ -156,6 +156,20 @@ func writeTotals(b *strings.Builder, res scheduler.Result) {
 		fmt.Fprintf(b, "Bound:  no valid plan for these pods costs less than %s/hour (this plan costs %.3f times that)\n",
 			price(s.PriceLowerBound), s.PricePerHour/s.PriceLowerBound)
 	}
+	if p := res.Preferences; p != nil {
+		fmt.Fprintf(b, "Preferences: honouring them costs %+d nodes and %s/hour against the plan that ignores them\n",
+			p.ExtraNodeClaims, signedPrice(p.ExtraPerHour))
+	}
+	if n := len(res.Relaxations); n > 0 {
+		fmt.Fprintf(b, "Relaxed: %d pods had preferences dropped to be placed\n", n)
+	}
+}
+
+func signedPrice(p float64) string {
+	if p < 0 {
+		return "-" + price(-p)
+	}
+	return "+" + price(p)
 }
 
 // price renders dollars per hour with four decimals (spot prices of small

@@ -32,14 +32,15 @@ Flags:
 
 // solveFlags are the flags of `nodeplan solve`.
 type solveFlags struct {
-	paths      listFlag
-	recursive  bool
-	catalog    catalogSource
-	zones      string
-	preference string
-	minValues  string
-	stats      bool
-	output     string
+	paths          listFlag
+	recursive      bool
+	catalog        catalogSource
+	zones          string
+	preference     string
+	minValues      string
+	stats          bool
+	preferenceCost bool
+	output         string
 }
 
 func (f *solveFlags) register(fs *flag.FlagSet) {
@@ -51,6 +52,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
+	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
 
@@ -111,6 +113,9 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	opts := append(in.Options(),
 		scheduler.WithPreferencePolicy(scheduler.PreferencePolicy(f.preference)),
 		scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(f.minValues)))
+	if f.preferenceCost {
+		opts = append(opts, scheduler.WithPreferenceCost())
+	}
 	solveStart := time.Now()
 	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
 	solved := time.Since(solveStart)
