@@ -183,6 +183,18 @@ func (x *Index) Filter(reqs requirements.Requirements) TypeSet {
 	return set
 }
 
+// FilterLabels is Filter without the offering check: the types whose labels
+// satisfy reqs, whether or not they can be bought where reqs allow.
+func (x *Index) FilterLabels(reqs requirements.Requirements) TypeSet {
+	set := x.all.Clone()
+	for r := range reqs.All() {
+		if _, ok := x.keys[r.Key()]; ok {
+			set.AndInto(x.match(r))
+		}
+	}
+	return set
+}
+
 // match returns the types whose label satisfies r (memoised).
 func (x *Index) match(r requirements.Requirement) TypeSet {
 	var b strings.Builder

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -74,7 +75,11 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 			Message: fmt.Sprintf("NodePool %s: ", name) + fmt.Sprintf(format, args...)}
 	}
 	if p.noTypes != "" {
-		return cause(ReasonNoInstanceType, "", "", "", "%s", p.noTypes)
+		code := ReasonNoInstanceType
+		if p.noTypesDS {
+			code = ReasonDaemonSetOverhead
+		}
+		return cause(code, "", "", "", "%s", p.noTypes)
 	}
 	if t, bad := requirements.UntoleratedTaint(p.tmpl.Taints, c.tolerations); bad {
 		return cause(ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t))
@@ -196,6 +201,19 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 // explainNoTypes finds the requirement key that leaves the pool without an
 // instance type.
 func (s *solver) explainNoTypes(name string, p *pool, podReqs requirements.Requirements) Cause {
+	all := p.reqs.Intersect(podReqs)
+	if labelled := s.idx.FilterLabels(all); !labelled.IsEmpty() {
+		// Types with the right labels exist: none can be bought where and
+		// how the requirements allow (zone, capacity type, availability).
+		var where []string
+		for _, k := range []string{requirements.LabelTopologyZone, requirements.LabelCapacityType, instancetypes.LabelZoneID, instancetypes.LabelReservationID} {
+			if all.Has(k) {
+				where = append(where, all.Get(k).String())
+			}
+		}
+		return Cause{Code: ReasonNoOffering, NodePool: name, Asked: strings.Join(where, ", "),
+			Message: fmt.Sprintf("NodePool %s: %d instance types match the pod's labels, but none has an available offering for %s", name, labelled.Count(), strings.Join(where, ", "))}
+	}
 	set := p.types.Clone()
 	for _, k := range podReqs.Keys() {
 		if !s.idx.IsLabelKey(k) && k != requirements.LabelTopologyZone && k != requirements.LabelCapacityType {

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -42,6 +43,7 @@ type pool struct {
 	buckets   []*bucket
 	preferNo  bool // has a PreferNoSchedule taint
 	noTypes   string
+	noTypesDS bool // noTypes because DaemonSet overhead fits no type
 }
 
 // hostPort is one (ip, port, protocol) a pod holds on its node.
@@ -155,7 +157,12 @@ func (s *solver) preparePools(pools []nodepool.NodePool) error {
 		p.usable = make([]binpack.Vec, n)
 		p.ds = make([]binpack.Vec, n)
 		p.dsSets = make([][]int, n)
+		before := p.types.Count()
 		s.daemonOverhead(p)
+		if before > 0 && p.types.IsEmpty() {
+			p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
+			p.noTypesDS = true
+		}
 		for _, tt := range t.Taints {
 			if tt.Effect == corev1.TaintEffectPreferNoSchedule {
 				p.preferNo = true
@@ -336,8 +343,9 @@ func podName(p *corev1.Pod) string {
 
 // prepareExisting builds the existing nodes and the topology view of the
 // pods bound to them.
-func (s *solver) prepareExisting() ([]topology.ExistingPod, error) {
+func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
 	byName := map[string]*existingNode{}
+	deleting := map[string]bool{}
 	nodes := slices.Clone(s.cfg.nodes)
 	slices.SortStableFunc(nodes, func(a, b *corev1.Node) int {
 		ai, bi := nodeInitialized(a), nodeInitialized(b)
@@ -351,6 +359,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, error) {
 	})
 	for i, n := range nodes {
 		if n.DeletionTimestamp != nil {
+			deleting[n.Name] = true
 			continue
 		}
 		en := &existingNode{idx: i, name: n.Name, node: n, labels: map[string]string{}}
@@ -378,16 +387,27 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, error) {
 		s.existing = append(s.existing, en)
 	}
 	var eps []topology.ExistingPod
+	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
 	for _, bp := range s.cfg.boundPods {
+		if bp.Status.Phase == corev1.PodSucceeded || bp.Status.Phase == corev1.PodFailed || bp.DeletionTimestamp != nil {
+			continue
+		}
+		if deleting[bp.Spec.NodeName] {
+			// A pod of a node being deleted needs a new home, unless its
+			// DaemonSet goes with the node.
+			if !slices.ContainsFunc(bp.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "DaemonSet" }) {
+				p := bp.DeepCopy()
+				p.Spec.NodeName = ""
+				resched = append(resched, p)
+			}
+			continue
+		}
 		en, ok := byName[bp.Spec.NodeName]
 		if !ok {
 			continue
 		}
-		if bp.Status.Phase == corev1.PodSucceeded || bp.Status.Phase == corev1.PodFailed || bp.DeletionTimestamp != nil {
-			continue
-		}
-		v, _ := s.dims.Vector(podrequests.Of(&bp.Spec))
+		v, _ := s.dims.Vector(podrequests.OfPod(bp))
 		en.free = en.free.Sub(v)
 		en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
 		for _, o := range bp.OwnerReferences {
@@ -423,7 +443,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, error) {
 			}
 		}
 	}
-	return eps, nil
+	return eps, resched, nil
 }
 
 func dsRunsOnNode(ds nodepool.DaemonSet, en *existingNode) bool {

@@ -255,7 +255,7 @@ func checkAccounting(t *testing.T, in manifest.Input, res scheduler.Result) {
 	for _, e := range res.PodErrors {
 		seen[e.Pod]++
 	}
-	for _, p := range in.Pods {
+	for _, p := range pendingPods(in) {
 		name := p.Namespace + "/" + p.Name
 		if p.Namespace == "" {
 			name = "default/" + p.Name
@@ -642,4 +642,25 @@ func summarize(res scheduler.Result) string {
 		fmt.Fprintf(&b, "unplaced %s [%s] %s\n", e.Pod, e.Code, e.Reason)
 	}
 	return b.String()
+}
+
+// pendingPods are the pods a plan must account for: the pending ones, and
+// the active pods of nodes being deleted (Solve reschedules them).
+func pendingPods(in manifest.Input) []*corev1.Pod {
+	out := slices.Clone(in.Pods)
+	deleting := map[string]bool{}
+	for _, n := range in.Nodes {
+		if n.DeletionTimestamp != nil {
+			deleting[n.Name] = true
+		}
+	}
+	for _, p := range in.BoundPods {
+		if !deleting[p.Spec.NodeName] || p.DeletionTimestamp != nil ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed ||
+			slices.ContainsFunc(p.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "DaemonSet" }) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -120,8 +120,13 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	s.vols = topology.NewVolumes(s.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
-	// Pods in a canonical order (namespace/name).
-	sorted := slices.Clone(pods)
+	existingPods, resched, err := s.prepareExisting()
+	if err != nil {
+		return nil, err
+	}
+	// Pods in a canonical order (namespace/name), with the pods of nodes
+	// being deleted, which need a new home too.
+	sorted := append(slices.Clone(pods), resched...)
 	for i, p := range sorted {
 		if p == nil {
 			return nil, &InputError{Field: "pods", Index: i, Message: "nil pod"}
@@ -132,10 +137,6 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		if podName(sorted[i]) == podName(sorted[i-1]) {
 			return nil, &InputError{Field: "pods", Index: -1, Message: "pod " + podName(sorted[i]) + " is given twice"}
 		}
-	}
-	existingPods, err := s.prepareExisting()
-	if err != nil {
-		return nil, err
 	}
 	if err := s.prepareClasses(sorted); err != nil {
 		return nil, err

@@ -19,7 +19,19 @@ import (
 // pod-level limits default pod-level requests likewise. Limits are otherwise
 // ignored.
 func Of(spec *corev1.PodSpec) corev1.ResourceList {
-	pod := &corev1.Pod{Spec: *spec}
+	return of(&corev1.Pod{Spec: *spec}, false)
+}
+
+// OfPod is Of for a pod that may be running: while an in-place resize is
+// in progress, a container counts the larger of its spec and the resources
+// the kubelet has allocated it (status.containerStatuses[].allocatedResources),
+// as kube-scheduler does.
+func OfPod(p *corev1.Pod) corev1.ResourceList {
+	return of(&corev1.Pod{Spec: p.Spec, Status: p.Status}, true)
+}
+
+func of(pod *corev1.Pod, useStatus bool) corev1.ResourceList {
+	spec := &pod.Spec
 	pod.Spec.Containers = defaultContainers(spec.Containers)
 	pod.Spec.InitContainers = defaultContainers(spec.InitContainers)
 	if r := spec.Resources; r != nil && len(r.Limits) > 0 {
@@ -27,7 +39,7 @@ func Of(spec *corev1.PodSpec) corev1.ResourceList {
 		rr.Requests = defaultList(rr.Requests, rr.Limits)
 		pod.Spec.Resources = rr
 	}
-	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: useStatus})
 	pods := reqs[corev1.ResourcePods]
 	pods.Add(*resource.NewQuantity(1, resource.DecimalSI))
 	reqs[corev1.ResourcePods] = pods
