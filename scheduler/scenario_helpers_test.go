@@ -17,4 +17,4 @@ type corev1Taint = corev1.Taint
 func gocmpEquateEmpty() cmp.Option { return cmpopts.EquateEmpty() }
 
 // verify is the independent plan checker, run on every plan tests make.
-var verify func(pods []*corev1.Pod, pools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts ...scheduler.Option) error = nil
+var verify func(pods []*corev1.Pod, pools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts ...scheduler.Option) error = scheduler.Verify
