@@ -34,9 +34,9 @@ const propertySeed = 20261130
 // no violation.
 func TestSolveProperties(t *testing.T) {
 	cats := propertyCatalogs(t)
-	cases := 300
+	cases := 500
 	if testing.Short() {
-		cases = 60
+		cases = 100
 	}
 	for i := range cases {
 		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
@@ -159,6 +159,9 @@ type propertyCatalog struct {
 	zones []string
 	gpu   corev1.ResourceName
 	arm   bool
+	// exprs are requirements on the catalog's own labels, for NodePools
+	// and pods.
+	exprs []corev1.NodeSelectorRequirement
 }
 
 func propertyCatalogs(t *testing.T) []propertyCatalog {
@@ -170,9 +173,13 @@ func propertyCatalogs(t *testing.T) []propertyCatalog {
 	awsCat, err := aws.Catalog(aws.WithZones("us-east-1a", "us-east-1b", "us-east-1c"))
 	require.NoError(t, err)
 	return []propertyCatalog{
-		{name: "k", cat: k, zones: []string{"z1", "z2", "z3"}, gpu: "vendor-a.com/gpu", arm: true},
-		{name: "mixed", cat: mixedCatalog(t), zones: []string{"z1", "z2", "z3"}, gpu: "nvidia.com/gpu", arm: true},
-		{name: "aws", cat: awsCat, zones: []string{"us-east-1a", "us-east-1b", "us-east-1c"}, gpu: "nvidia.com/gpu", arm: true},
+		{name: "k", cat: k, zones: []string{"z1", "z2", "z3"}, gpu: "vendor-a.com/gpu", arm: true, exprs: []corev1.NodeSelectorRequirement{
+			testutil.Expr("size", corev1.NodeSelectorOpIn, "large"), testutil.Expr("integer", corev1.NodeSelectorOpGt, "2"),
+			testutil.Expr("special", corev1.NodeSelectorOpDoesNotExist)}},
+		{name: "mixed", cat: mixedCatalog(t), zones: []string{"z1", "z2", "z3"}, gpu: "nvidia.com/gpu", arm: true, exprs: []corev1.NodeSelectorRequirement{
+			testutil.Expr("example.com/family", corev1.NodeSelectorOpIn, "m", "c"), testutil.Expr("example.com/family", corev1.NodeSelectorOpNotIn, "g")}},
+		{name: "aws", cat: awsCat, zones: []string{"us-east-1a", "us-east-1b", "us-east-1c"}, gpu: "nvidia.com/gpu", arm: true, exprs: []corev1.NodeSelectorRequirement{
+			testutil.Expr("karpenter.k8s.aws/instance-cpu", corev1.NodeSelectorOpLt, "9"), testutil.Expr("karpenter.k8s.aws/instance-family", corev1.NodeSelectorOpIn, "m5", "c5", "t3")}},
 	}
 }
 
@@ -356,6 +363,10 @@ func (g *generator) pool(i int) nodepool.NodePool {
 		b.Label("tier", pick(g.rng, "x", "y"))
 	}
 	if g.chance(0.1) {
+		e := g.cat.exprs[g.rng.IntN(len(g.cat.exprs))]
+		b.Requirement(e.Key, e.Operator, e.Values...)
+	}
+	if g.chance(0.1) {
 		b.Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(2)
 	}
 	if g.chance(0.25) {
@@ -386,6 +397,9 @@ func (g *generator) group(grp, n int) []*corev1.Pod {
 	}
 	if g.chance(0.1) {
 		b.Request(g.cat.gpu, "1")
+	}
+	if g.chance(0.1) {
+		b.InitContainer("init", pick(g.rng, "500m", "2"), "256Mi", g.chance(0.5))
 	}
 	g.selectors(b)
 	if g.chance(0.3) {
@@ -451,6 +465,9 @@ func (g *generator) selectors(b *testutil.PodBuilder) {
 	}
 	if g.chance(0.05) {
 		b.RequiredTerm(testutil.Expr("team", corev1.NodeSelectorOpNotIn, "a"))
+	}
+	if g.chance(0.1) {
+		b.RequiredTerm(g.cat.exprs[g.rng.IntN(len(g.cat.exprs))])
 	}
 }
 
@@ -520,6 +537,9 @@ func (g *generator) daemonSet() *appsv1.DaemonSet {
 	if g.chance(0.2) {
 		b.NodeSelector("kubernetes.io/arch", "amd64")
 	}
+	if g.chance(0.15) {
+		b.NodeSelector("topology.kubernetes.io/zone", g.zone())
+	}
 	return testutil.DaemonSet("agent", b.Obj())
 }
 
@@ -574,7 +594,7 @@ func (g *generator) existing(ds []*appsv1.DaemonSet) ([]*corev1.Node, []*corev1.
 func TestGeneratorCoversFeatures(t *testing.T) {
 	cats := propertyCatalogs(t)
 	seen := map[string]bool{}
-	for i := range 300 {
+	for i := range 500 {
 		in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
 		seen["catalog "+in.catalog.name] = true
 		for _, np := range in.pools {
@@ -595,6 +615,23 @@ func TestGeneratorCoversFeatures(t *testing.T) {
 			if len(p.Spec.Volumes) > 0 {
 				seen["volume"] = true
 			}
+			if honorsTaints(p) {
+				seen["nodeTaintsPolicy Honor"] = true
+			}
+			if p.Namespace != "default" {
+				seen["namespace"] = true
+			}
+		}
+		for _, n := range in.nodes {
+			if n.DeletionTimestamp != nil {
+				seen["deleting node"] = true
+			}
+			if uninitialized(n) {
+				seen["uninitialized node"] = true
+			}
+		}
+		if len(in.daemonSets) > 0 {
+			seen["DaemonSet"] = true
 		}
 		if len(in.opts) > 0 {
 			seen["options"] = true
@@ -602,7 +639,7 @@ func TestGeneratorCoversFeatures(t *testing.T) {
 	}
 	for _, want := range []string{"catalog k", "catalog mixed", "catalog aws", "pool taint", "pool limits",
 		"spread topology.kubernetes.io/zone", "spread kubernetes.io/hostname", "spread karpenter.sh/capacity-type",
-		"anti-affinity", "volume", "options"} {
+		"anti-affinity", "volume", "options", "nodeTaintsPolicy Honor", "namespace", "deleting node", "uninitialized node", "DaemonSet"} {
 		if !seen[want] {
 			t.Errorf("the generator never draws %s", want)
 		}
