@@ -68,6 +68,15 @@ func (v *verifier) account() {
 	for _, pe := range v.plan.PodErrors {
 		where[pe.Pod] = append(where[pe.Pod], "podErrors")
 	}
+	// Pods in name order on every node, whatever the order of the input
+	// and of the plan's lists, so that every message is deterministic.
+	for _, n := range v.nodes {
+		slices.SortStableFunc(n.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
+	}
+	for _, c := range v.claims {
+		slices.SortStableFunc(c.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
+		c.node.pods = c.pods
+	}
 	for _, p := range v.pending {
 		switch n := len(where[p.name]); {
 		case n == 0:

@@ -396,6 +396,7 @@ func (v *verifier) daemons(tmpl *vtemplate, it *instancetypes.InstanceType) *vda
 		}
 	}
 	d.usable.sub(d.requests)
+	slices.Sort(d.names)
 	v.dsCache[key] = d
 	return d
 }

@@ -493,6 +493,7 @@ func (v *verifier) checkPodAntiAffinity(w *vworld, p *vpod) {
 			}
 		}
 		if len(clash) > 0 {
+			slices.Sort(clash)
 			v.report(with(at, RulePodAntiAffinity, "required anti-affinity on %s: %d selected pod(s) share domain %s=%s: %v",
 				t, len(clash), t.key, dom, clash))
 		}
