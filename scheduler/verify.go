@@ -16,10 +16,11 @@ import (
 // trusting how the plan was made: it re-derives each rule from Kubernetes
 // and Karpenter semantics with the public building blocks (the requirements
 // algebra, nodepool templates and DaemonSets, internal/podrequests,
-// instancetypes, topology.Volumes for claims and volumes, component-helpers
-// for tolerations and node affinity, apimachinery label selectors) and
-// shares no code with Solve's placement. Call it with the same pods,
-// NodePools, catalog and options the plan was made from.
+// instancetypes, topology.Volumes for a pod's volume claims,
+// component-helpers for tolerations and node affinity, apimachinery label
+// selectors) and shares no code with Solve's placement, topology tracking
+// or finalisation. Call it with the same pods, NodePools, catalog and
+// options the plan was made from; a plan read back from JSON verifies too.
 //
 // It returns nil when the plan holds, a *VerifyError listing every
 // violation (sorted by rule, NodeClaim, node, pod, message) when it does
@@ -66,11 +67,10 @@ import (
 //   - Fit: for every option, allocatable minus the requests of the
 //     DaemonSets that run on it (nodepool.Template.DaemonSetOverhead) holds
 //     the sum of the pods' requests (an option the DaemonSets alone
-//     overflow fails). On an existing node:
-//     allocatable (capacity when no allocatable is reported) minus the
-//     bound pods' requests, minus the requests of the DaemonSets that
-//     would run there but have no pod there yet, holds the new pods, for
-//     every resource they request.
+//     overflow fails). On an existing node: allocatable (capacity when no
+//     allocatable is reported) minus the bound pods' requests, minus the
+//     requests of the DaemonSets that would run there but have no pod there
+//     yet, holds the new pods, for every resource they request.
 //   - Requests: a NodeClaim's Requests equal the pods' requests plus the
 //     requests of the DaemonSets that run on the chosen instance type.
 //   - Labels: every label is allowed by the requirements; zone, capacity
@@ -98,9 +98,9 @@ import (
 //     that a Karpenter node (labelled karpenter.sh/nodepool) whose
 //     karpenter.sh/initialized label is not "true" sheds its NodePool's
 //     startup taints and the well-known ephemeral taints (not-ready,
-//     unreachable NoSchedule, cloud-provider uninitialized, karpenter.sh/unregistered,
-//     readiness.k8s.io/*). A cordoned node takes only pods that tolerate
-//     node.kubernetes.io/unschedulable.
+//     unreachable NoSchedule, cloud-provider uninitialized,
+//     karpenter.sh/unregistered, readiness.k8s.io/*). A cordoned node takes
+//     only pods that tolerate node.kubernetes.io/unschedulable.
 //   - ExistingNode: a pod is placed on a node given with WithExistingNodes
 //     that is not being deleted.
 //   - VolumeTopology: the pod's claims resolve (topology.Volumes) and one
@@ -128,7 +128,8 @@ import (
 // being deleted, on a node that is not being deleted) plus every placed
 // pod. A NodeClaim is a node whose labels are those of the chosen launch:
 // the chosen instance type's labels, the requirements' single values, its
-// Labels, its Zone, CapacityType and InstanceType, and its own name as
+// Labels, its Zone, CapacityType and InstanceType (and the chosen
+// offering's zone ID and reservation ID), and its own name as
 // kubernetes.io/hostname. Topology keys are normalised. Then:
 //
 //   - TopologySpread: for every placed pod and every DoNotSchedule
@@ -149,10 +150,9 @@ import (
 //     an available offering compatible with the pool's requirements and,
 //     under Honor, one of the pod's requirement alternatives — keys taken
 //     together, so a capacity type offered only in zones the pod excludes
-//     is not its domain. For kubernetes.io/hostname
-//     the minimum is 0 (a new node is always possible); when fewer domains
-//     than minDomains are eligible it is 0 too. The pod's node must carry
-//     the key.
+//     is not its domain. For kubernetes.io/hostname the minimum is 0 (a new
+//     node is always possible); when fewer domains than minDomains are
+//     eligible it is 0 too. The pod's node must carry the key.
 //   - PodAffinity, as kube-scheduler's filter on the final plan: for every
 //     required term the pod's node carries the key, and for every term some
 //     other pod matching all the pod's required affinity terms shares the
