@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,7 +45,7 @@ func TestSolveProperties(t *testing.T) {
 			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
 			res, err := scheduler.Solve(in.pods, in.pools, in.catalog.cat, in.opts...)
 			require.NoError(t, err)
-			requireOnce(t, in, res)
+			checkOnce(t, in, res)
 			err = scheduler.Verify(in.pods, in.pools, in.catalog.cat, res, in.opts...)
 			if bug := knownSolverBug(in, res, err); bug != "" {
 				t.Skipf("solver bug: %s (see verify_bugs_test.go): %v", bug, err)
@@ -113,11 +114,11 @@ func selfAffineAndAnti(p *corev1.Pod) bool {
 		len(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
-// requireOnce checks, without Verify, that every pending pod appears
+// checkOnce checks, without Verify, that every pending pod appears
 // exactly once in the plan and that the plan names no other pod. The
 // pending pods are the input's plus the pods of deleting nodes, which need
 // a new home (but for DaemonSet pods and pods that are done or going away).
-func requireOnce(t *testing.T, in propertyInput, res scheduler.Result) {
+func checkOnce(t *testing.T, in propertyInput, res scheduler.Result) {
 	t.Helper()
 	seen := map[string]int{}
 	for _, nc := range res.NodeClaims {
@@ -144,12 +145,13 @@ func requireOnce(t *testing.T, in propertyInput, res scheduler.Result) {
 			pending = append(pending, p)
 		}
 	}
+	want := map[string]int{}
 	for _, p := range pending {
-		name := p.Namespace + "/" + p.Name
-		require.Equal(t, 1, seen[name], "pod %s appears %d times", name, seen[name])
-		delete(seen, name)
+		want[p.Namespace+"/"+p.Name] = 1
 	}
-	require.Empty(t, seen, "the plan names pods that are not pending")
+	if diff := gocmp.Diff(want, seen); diff != "" {
+		t.Errorf("appearances of pods in the plan (-want +got):\n%s", diff)
+	}
 }
 
 // propertyCatalog is a catalog with the facts the generator needs.
