@@ -28,8 +28,6 @@ import (
 // Work is bounded by a budget counted in candidate evaluations, never time,
 // so the result is deterministic.
 
-var debugImprove func(string, int)
-
 // defaultBudgetPerPod is the default improvement budget per pending pod.
 const defaultBudgetPerPod = 200
 
@@ -49,56 +47,64 @@ func (s *solver) improveWith(b *int) {
 	}
 	s.buildSlack()
 	s.slackBuilt = true
-	// Drain small claims first: emptying one saves its whole price.
-	order := s.liveClaims()
-	slices.SortStableFunc(order, func(a, b *claim) int {
-		if c := cmp.Compare(a.price, b.price); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	for _, cl := range order {
-		if budget <= 0 {
-			return
-		}
-		if !cl.dropped {
-			s.drain(cl, &budget)
+	// Rounds of drain, absorb and shrink while a round lowers the price
+	// (each move frees or fills room another move may use).
+	for round := 0; round < improveRounds && budget > 0; round++ {
+		before := s.totalPrice()
+		s.improveRound(&budget)
+		if s.totalPrice() >= before-priceEps {
+			break
 		}
 	}
-	if debugImprove != nil {
-		debugImprove("after drain", budget)
+}
+
+// improveRounds bounds the rounds of the improvement phase.
+const improveRounds = 3
+
+func (s *solver) totalPrice() float64 {
+	total := 0.0
+	for _, cl := range s.liveClaims() {
+		total += cl.price
 	}
-	// Let claims absorb smaller ones of their bucket when one larger
-	// instance type is cheaper than the several.
-	order = s.liveClaims()
-	slices.SortStableFunc(order, func(a, b *claim) int {
-		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	for _, cl := range order {
-		if budget <= 0 {
-			return
-		}
-		if !cl.dropped {
-			s.absorb(cl, &budget)
-		}
+	return total
+}
+
+// improveRound runs one round: drain small claims (emptying one saves its
+// whole price), let claims absorb smaller ones of their bucket when one
+// larger instance type is cheaper, then shrink big claims into the room left
+// elsewhere.
+func (s *solver) improveRound(budget *int) {
+	byPrice := func() []*claim {
+		order := s.liveClaims()
+		slices.SortStableFunc(order, func(a, b *claim) int {
+			if c := cmp.Compare(a.price, b.price); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		return order
 	}
-	// Shrink big claims into the room left elsewhere.
-	order = s.liveClaims()
-	slices.SortStableFunc(order, func(a, b *claim) int {
-		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	for _, cl := range order {
-		if budget <= 0 {
-			return
-		}
-		if !cl.dropped {
-			s.shrink(cl, &budget)
+	byPods := func() []*claim {
+		order := s.liveClaims()
+		slices.SortStableFunc(order, func(a, b *claim) int {
+			if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		return order
+	}
+	for _, step := range []struct {
+		order func() []*claim
+		do    func(*claim, *int)
+	}{{byPrice, s.drain}, {byPods, s.absorb}, {byPods, s.shrink}} {
+		for _, cl := range step.order() {
+			if *budget <= 0 {
+				return
+			}
+			if !cl.dropped {
+				step.do(cl, budget)
+			}
 		}
 	}
 }
@@ -435,7 +441,7 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	for _, src := range taken {
 		total += src.chargedPrice
 	}
-	if len(taken) > 0 && dst.price >= total-priceEps {
+	if len(taken) > 0 && dst.price > total+priceEps {
 		for i := len(taken) - 1; i >= 0; i-- {
 			for j := len(moved[i]) - 1; j >= 0; j-- {
 				s.moveBack(moved[i][j], taken[i])
