@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
@@ -87,8 +88,8 @@ func knownSolverBug(in propertyInput, res scheduler.Result, err error) string {
 			bugs["spread counts pods of NodeClaims dropped for minValues"] = true
 		case v.Rule == scheduler.RuleTopologySpread && honorsTaints(pods[v.Pod]) && slices.ContainsFunc(in.nodes, uninitialized):
 			bugs["nodeTaintsPolicy Honor skips uninitialized nodes"] = true
-		case v.Rule == scheduler.RulePodAffinity && selfAffineAndAnti(pods[v.Pod]):
-			bugs["self affinity with self anti-affinity bootstraps beside other matching pods"] = true
+		case v.Rule == scheduler.RulePodAffinity && selfAffine(pods[v.Pod]):
+			bugs["self-affine pod bootstraps a domain beside other matching pods"] = true
 		default:
 			return ""
 		}
@@ -109,9 +110,16 @@ func uninitialized(n *corev1.Node) bool {
 	return managed && n.Labels[requirements.LabelNodeInitialized] != "true" && len(n.Spec.Taints) > 0 && n.DeletionTimestamp == nil
 }
 
-func selfAffineAndAnti(p *corev1.Pod) bool {
-	return p != nil && p.Spec.Affinity != nil && p.Spec.Affinity.PodAffinity != nil && p.Spec.Affinity.PodAntiAffinity != nil &&
-		len(p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+// selfAffine reports a pod that its own required pod-affinity terms select.
+func selfAffine(p *corev1.Pod) bool {
+	if p == nil || p.Spec.Affinity == nil || p.Spec.Affinity.PodAffinity == nil {
+		return false
+	}
+	terms := p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	return len(terms) > 0 && !slices.ContainsFunc(terms, func(t corev1.PodAffinityTerm) bool {
+		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+		return err != nil || t.LabelSelector == nil || !sel.Matches(labels.Set(p.Labels))
+	})
 }
 
 // checkOnce checks, without Verify, that every pending pod appears

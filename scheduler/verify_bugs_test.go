@@ -125,6 +125,25 @@ func TestSolverBugSelfAffinityBootstrap(t *testing.T) {
 	})
 }
 
+// Pod db-1 (app=db) needs zone z1 and requires zone affinity to app=db;
+// db-0 (app=db) already runs in z2. kube-scheduler lets a pod start a domain
+// of its own group only while no matching pod exists anywhere, so db-1 can
+// never bind in z1; the plan should leave it unplaced. The solver
+// bootstraps z1 (Karpenter's B-217 rule) and buys a node that stays empty.
+func TestSolverBugSelfAffinityBesideExisting(t *testing.T) {
+	t.Skip("solver bug: a self-affine pod bootstraps an empty domain although a matching pod runs elsewhere")
+	db := map[string]string{"app": "db"}
+	node := testutil.Node("node-a").Label(requirements.LabelTopologyZone, "z2").Size("1", "1Gi", "10").Obj()
+	running := testutil.Pod("db-0").Label("app", "db").NodeName("node-a").CPU("900m").Obj()
+	requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
+		pods: []*corev1.Pod{testutil.Pod("db-1").Label("app", "db").CPU("100m").NodeSelector(requirements.LabelTopologyZone, "z1").
+			PodAffinity(requirements.LabelTopologyZone, db).Obj()},
+		opts: []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, []*corev1.Pod{running})},
+	})
+}
+
 // The default seed (which picks generated label values, here for the
 // NodePool's `team Exists`) is hashed from the pods and NodePools in the
 // order given, so reordering the same input changes the plan, against
