@@ -211,8 +211,12 @@ func (s *solver) explainNoTypes(name string, p *pool, podReqs requirements.Requi
 				where = append(where, all.Get(k).String())
 			}
 		}
+		what := podReqs.Without(requirements.LabelTopologyZone, requirements.LabelCapacityType, instancetypes.LabelZoneID, instancetypes.LabelReservationID).String()
+		if what == "" {
+			what = "the pod's requirements"
+		}
 		return Cause{Code: ReasonNoOffering, NodePool: name, Asked: strings.Join(where, ", "),
-			Message: fmt.Sprintf("NodePool %s: %d instance types match the pod's labels, but none has an available offering for %s", name, labelled.Count(), strings.Join(where, ", "))}
+			Message: fmt.Sprintf("NodePool %s: %d instance types satisfy %s, but none has an available offering for %s", name, labelled.Count(), what, strings.Join(where, ", "))}
 	}
 	set := p.types.Clone()
 	for _, k := range podReqs.Keys() {
