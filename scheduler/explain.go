@@ -163,6 +163,11 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 				continue
 			}
 		}
+		if s.hasReservations && !s.offeredBeyondReservations(p, info, c.requests) {
+			last = cause(ReasonReservation, instancetypes.LabelReservationID, "", "",
+				"every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan")
+			continue
+		}
 		if c.topo.Relevant() {
 			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info}
 			if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
@@ -310,4 +315,22 @@ func topologyCode(v *topology.Violation) ReasonCode {
 		return ReasonPodAntiAffinity
 	}
 	return ReasonTopologySpread
+}
+
+// offeredBeyondReservations reports whether some type of info that holds need
+// has an offering left once the reservations other claims hold are counted.
+func (s *solver) offeredBeyondReservations(p *pool, info *reqInfo, need binpack.Vec) bool {
+	left := s.leftFor(nil)
+	found := false
+	info.typeSet(s).Each(func(t int) bool {
+		if !need.Fits(p.usable[t]) {
+			return true
+		}
+		if _, _, ok := s.idx.Cheapest(t, info.offer, left); ok {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
 }

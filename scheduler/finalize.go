@@ -19,23 +19,33 @@ func itoa(i int) string { return strconv.Itoa(i) }
 func (s *solver) result() Result {
 	res := Result{NodeClaims: []NodeClaim{}, ExistingNodes: []NodePlacement{}, PodErrors: []PodError{}}
 	resUsed := map[string]int{}
-	resCap := s.reservationCapacity()
-	left := func(id string) int { return resCap[id] - resUsed[id] }
+	left := func(id string) int { return s.resCap[id] - resUsed[id] }
+	// Claims that held a reservation while planned get it first.
+	final := make([]*NodeClaim, len(s.claims))
+	for _, holders := range []bool{true, false} {
+		for i, cl := range s.claims {
+			if cl.dropped || len(cl.pods) == 0 || (cl.resID != "") != holders {
+				continue
+			}
+			nc, ok := s.finalizeClaim(cl, left)
+			if !ok {
+				continue
+			}
+			if nc.ReservationID != "" {
+				resUsed[nc.ReservationID]++
+			}
+			final[i] = &nc
+		}
+	}
 	perPool := map[string]int{}
-	for _, cl := range s.claims {
-		if cl.dropped || len(cl.pods) == 0 {
+	for i, cl := range s.claims {
+		nc := final[i]
+		if nc == nil {
 			continue
-		}
-		nc, ok := s.finalizeClaim(cl, left)
-		if !ok {
-			continue
-		}
-		if nc.ReservationID != "" {
-			resUsed[nc.ReservationID]++
 		}
 		perPool[cl.pool.tmpl.Name]++
 		nc.Name = fmt.Sprintf("%s-%d", cl.pool.tmpl.Name, perPool[cl.pool.tmpl.Name])
-		res.NodeClaims = append(res.NodeClaims, nc)
+		res.NodeClaims = append(res.NodeClaims, *nc)
 	}
 	for _, en := range s.existing {
 		if len(en.placed) == 0 {
@@ -85,21 +95,6 @@ func (s *solver) result() Result {
 
 // roundPrice rounds to 1e-9 $/h so sums print stably.
 func roundPrice(p float64) float64 { return math.Round(p*1e9) / 1e9 }
-
-func (s *solver) reservationCapacity() map[string]int {
-	out := map[string]int{}
-	for t := 0; t < s.idx.Len(); t++ {
-		for _, o := range s.idx.Type(t).Offerings {
-			if o.ReservationID == "" {
-				continue
-			}
-			if c, ok := out[o.ReservationID]; !ok || o.ReservationCapacity < c {
-				out[o.ReservationID] = o.ReservationCapacity
-			}
-		}
-	}
-	return out
-}
 
 // finalizeClaim turns a claim into its NodeClaim: the instance-type options
 // that fit its pods (cheapest first), the cheapest available offering, the
@@ -198,11 +193,43 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	}
 	zone, ct, price, resID := s.idx.Offering(best.t, best.off)
 	if resID != "" {
-		// A NodeClaim on a reservation lists only the types it has.
-		opts = slices.DeleteFunc(opts, func(o option) bool { return !s.idx.HasReservation(o.t, resID) })
-		set = binpack.NewTypeSet(s.idx.Len())
-		for _, o := range opts {
-			set.Set(o.t)
+		// A NodeClaim on a reservation lists only the types it has...
+		inRes := slices.DeleteFunc(slices.Clone(opts), func(o option) bool { return !s.idx.HasReservation(o.t, resID) })
+		resSet := binpack.NewTypeSet(s.idx.Len())
+		for _, o := range inRes {
+			resSet.Set(o.t)
+		}
+		if _, ok := s.minValuesShort(p, info.reqs, resSet); ok || relaxed || s.cfg.minValues == MinValuesBestEffort {
+			opts, set = inRes, resSet
+		} else {
+			// ...unless that breaks a minValues: then it launches off the
+			// reservation, with every option.
+			noRes := func(string) int { return 0 }
+			for i := range opts {
+				opts[i].price, opts[i].off, _ = s.idx.Cheapest(opts[i].t, info.offer, noRes)
+			}
+			opts = slices.DeleteFunc(opts, func(o option) bool { return o.off < 0 })
+			slices.SortStableFunc(opts, func(a, b option) int {
+				if c := cmp.Compare(a.price, b.price); c != 0 {
+					return c
+				}
+				return cmp.Compare(s.idx.Type(a.t).Name, s.idx.Type(b.t).Name)
+			})
+			set = binpack.NewTypeSet(s.idx.Len())
+			for _, o := range opts {
+				set.Set(o.t)
+			}
+			if len(opts) == 0 {
+				cl.dropped = true
+				for _, pp := range cl.pods {
+					pp.failure = &failure{code: ReasonMinValues, causes: []Cause{{Code: ReasonMinValues, NodePool: p.tmpl.Name,
+						Message: fmt.Sprintf("NodePool %s: only a capacity reservation fits, and its instance types fall short of minValues", p.tmpl.Name)}}}
+				}
+				return NodeClaim{}, false
+			}
+			best = opts[0]
+			zone, ct, price, resID = s.idx.Offering(best.t, best.off)
+			left = noRes // and its requirements leave reservations out
 		}
 	}
 	reqs := info.reqs

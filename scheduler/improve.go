@@ -278,7 +278,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	s.detach(pp)
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1))
+	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
 		s.topo.Record(c.topo, a.active, &fromHost)
@@ -324,10 +324,12 @@ func (s *solver) detach(pp *pending) {
 			cl.pool.nodesLeft++
 		}
 		s.reindex(cl)
+		s.updateHold(cl)
 		return
 	}
+	defer s.updateHold(cl)
 	defer s.reindex(cl)
-	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price)
+	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price, cl)
 	if !ok || price > cl.price {
 		return
 	}

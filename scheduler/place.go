@@ -32,6 +32,8 @@ type claim struct {
 	ports   []hostPort
 	bucket  *bucket
 	dropped bool
+	// resID is the capacity reservation the claim holds ("" for none).
+	resID string
 	// chargedPrice is the claim's price before the improvement phase
 	// absorbed it (to judge a sequence of absorptions).
 	chargedPrice float64
@@ -432,7 +434,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	if len(ports) > 0 {
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
-	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta)
+	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
 	if !fits {
 		return ev, false, false
 	}
@@ -468,7 +470,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		}
 	}
 	var zero binpack.Vec
-	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1))
+	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil)
 	if !fits {
 		return evaluation{}, false
 	}
@@ -497,7 +499,7 @@ const newHost = "\x00new"
 // whose usable capacity holds need and whose capacity stays within the pool's
 // limits given what the claim is already charged, scanning the price order
 // from position from.
-func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int, maxPrice float64) (t, pos int, price float64, ok bool) {
+func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.Vec, charged *binpack.Vec, from int, maxPrice float64, holder *claim) (t, pos int, price float64, ok bool) {
 	info := s.reqs.info(id)
 	info.typeSet(s)
 	if !need.Fits(info.maxUsable) {
@@ -522,6 +524,10 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 			continue
 		}
 		pr := prices[tt]
+		if s.hasReservations {
+			// Reservations other claims fill are not for this one.
+			pr, _, _ = s.idx.Cheapest(tt, info.offer, s.leftFor(holder))
+		}
 		if math.IsInf(pr, 1) {
 			continue
 		}
@@ -546,19 +552,27 @@ func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, charged *binpa
 		return true
 	}
 	info := s.reqs.info(id)
+	info.typeSet(s)
+	// The types the NodeClaim would list: those that fit, cheapest first,
+	// up to the cap on options (so the cap never breaks minValues later).
 	fit := binpack.NewTypeSet(s.idx.Len())
-	info.typeSet(s).Each(func(t int) bool {
-		if need.Fits(p.usable[t]) {
-			if p.limited {
-				capT := s.idx.Capacity(t)
-				if !p.withinLimits(&capT, charged) {
-					return true
-				}
-			}
-			fit.Set(t)
+	n := 0
+	for _, t32 := range info.members {
+		t := int(t32)
+		if !need.Fits(p.usable[t]) {
+			continue
 		}
-		return true
-	})
+		if p.limited {
+			capT := s.idx.Capacity(t)
+			if !p.withinLimits(&capT, charged) {
+				continue
+			}
+		}
+		fit.Set(t)
+		if n++; n >= s.cfg.maxOptions {
+			break
+		}
+	}
 	_, ok := s.minValuesShort(p, info.reqs, fit)
 	return ok
 }
@@ -610,9 +624,13 @@ func (s *solver) ranker(id int32) topology.Ranker {
 			return 0
 		}
 		f := binpack.NewOfferFilter(s.idx, s.reqs.info(id).reqs.Add(requirements.In(key, value)))
+		var left binpack.ReservationsLeft
+		if s.hasReservations {
+			left = s.leftFor(nil)
+		}
 		best := math.Inf(1)
 		for _, t := range s.rankTypes(id) {
-			if pr, _, ok := s.idx.Cheapest(t, f, nil); ok && pr < best {
+			if pr, _, ok := s.idx.Cheapest(t, f, left); ok && pr < best {
 				best = pr
 			}
 		}
@@ -663,6 +681,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	cl.typ, cl.pos, cl.price = ev.typ, ev.pos, ev.price
 	s.reindex(cl)
 	cl.pods = append(cl.pods, pp)
+	s.updateHold(cl)
 	cl.ports = append(cl.ports, c.ports...)
 	pp.claim = cl
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
@@ -688,4 +707,49 @@ func anyPreferNoScheduleTaint(pools []*pool, nodes []*existingNode) bool {
 		}
 	}
 	return false
+}
+
+// leftFor says how many instances each reservation can still host for a
+// claim: its capacity minus the claims holding it, plus the place the claim
+// itself holds (nil: a claim that holds none).
+func (s *solver) leftFor(cl *claim) binpack.ReservationsLeft {
+	return func(id string) int {
+		n := s.resCap[id] - s.resHeld[id]
+		if cl != nil && cl.resID == id {
+			n++
+		}
+		return n
+	}
+}
+
+// updateHold makes the claim hold the reservation of its cheapest offering
+// (or none), releasing the one it held.
+func (s *solver) updateHold(cl *claim) {
+	if !s.hasReservations {
+		return
+	}
+	want := ""
+	if !cl.dropped && len(cl.pods) > 0 {
+		info := s.reqs.info(cl.reqID)
+		info.typeSet(s)
+		if _, off, ok := s.idx.Cheapest(cl.typ, info.offer, s.leftFor(cl)); ok {
+			_, _, _, want = s.idx.Offering(cl.typ, off)
+		}
+	}
+	if want == cl.resID {
+		return
+	}
+	if old := cl.resID; old != "" {
+		if s.resHeld[old] == s.resCap[old] {
+			s.resVersion++ // it has a free place again
+		}
+		s.resHeld[old]--
+	}
+	if want != "" {
+		s.resHeld[want]++
+		if s.resHeld[want] == s.resCap[want] {
+			s.resVersion++ // full
+		}
+	}
+	cl.resID = want
 }

@@ -323,12 +323,21 @@ func (p *pool) charge(capNew, capOld *binpack.Vec) {
 
 // seedOf derives the default seed from the input: pod and NodePool names.
 func seedOf(pods []*corev1.Pod, pools []nodepool.NodePool) uint64 {
-	h := fnv.New64a()
+	// Hash sorted names, so the seed does not depend on input order.
+	names := make([]string, 0, len(pods)+len(pools))
 	for _, p := range pods {
-		h.Write([]byte(p.Namespace + "/" + p.Name + "\x00"))
+		if p != nil {
+			names = append(names, "pod\x00"+podName(p))
+		}
 	}
 	for _, p := range pools {
-		h.Write([]byte(p.Name + "\x00"))
+		names = append(names, "pool\x00"+p.Name)
+	}
+	slices.Sort(names)
+	h := fnv.New64a()
+	for _, n := range names {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
 	}
 	return h.Sum64()
 }
@@ -381,7 +390,10 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			alloc = n.Status.Capacity
 		}
 		en.free, _ = s.dims.Vector(alloc)
-		en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: n.Spec.Taints}
+		// Topology counts the node with the taints that keep pods off it, as
+		// placement does (startup and ephemeral taints of a node still
+		// initialising are not among them).
+		en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
 		en.notReady = n.Spec.Unschedulable
 		byName[n.Name] = en
 		s.existing = append(s.existing, en)

@@ -66,13 +66,6 @@ func knownSolverBug(in propertyInput, res scheduler.Result, err error) string {
 	if !errors.As(err, &ve) {
 		return ""
 	}
-	reserved := map[string]bool{}
-	for _, nc := range res.NodeClaims {
-		if nc.CapacityType == requirements.CapacityTypeReserved {
-			reserved[nc.Name] = true
-		}
-	}
-	dropped := slices.ContainsFunc(res.PodErrors, func(e scheduler.PodError) bool { return e.Code == scheduler.ReasonMinValues })
 	pods := map[string]*corev1.Pod{}
 	for _, p := range in.pods {
 		pods[p.Namespace+"/"+p.Name] = p
@@ -80,14 +73,6 @@ func knownSolverBug(in propertyInput, res scheduler.Result, err error) string {
 	bugs := map[string]bool{}
 	for _, v := range ve.Violations {
 		switch {
-		case v.Rule == scheduler.RuleMinValues && reserved[v.NodeClaim]:
-			bugs["reserved NodeClaim below minValues"] = true
-		case v.Rule == scheduler.RuleTopologySpread && len(reserved) > 0:
-			bugs["spread ignores NodeClaims pinned to a reservation"] = true
-		case v.Rule == scheduler.RuleTopologySpread && dropped:
-			bugs["spread counts pods of NodeClaims dropped for minValues"] = true
-		case v.Rule == scheduler.RuleTopologySpread && honorsTaints(pods[v.Pod]) && slices.ContainsFunc(in.nodes, uninitialized):
-			bugs["nodeTaintsPolicy Honor skips uninitialized nodes"] = true
 		case v.Rule == scheduler.RulePodAffinity && selfAffine(pods[v.Pod]):
 			bugs["self-affine pod bootstraps a domain beside other matching pods"] = true
 		default:

@@ -39,7 +39,14 @@ type solver struct {
 	anyPreferNoSchedule bool
 	slackBuilt          bool
 	// hasReservations is set when some offering is a capacity reservation.
+	// Then claims hold reservations while they are planned: resHeld counts
+	// the claims whose cheapest offering is in each reservation, resCap is
+	// its capacity, and resVersion changes whenever a reservation fills up
+	// or frees a place (memos keyed on it).
 	hasReservations bool
+	resCap          map[string]int
+	resHeld         map[string]int
+	resVersion      int
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -101,10 +108,15 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	s.idx = binpack.NewIndex(catalog, s.dims)
+	s.resCap, s.resHeld = map[string]int{}, map[string]int{}
 	for _, it := range catalog.Types() {
 		for _, o := range it.Offerings {
-			if o.ReservationID != "" {
-				s.hasReservations = true
+			if o.ReservationID == "" {
+				continue
+			}
+			s.hasReservations = true
+			if c, ok := s.resCap[o.ReservationID]; !ok || o.ReservationCapacity < c {
+				s.resCap[o.ReservationID] = o.ReservationCapacity
 			}
 		}
 	}
@@ -177,7 +189,7 @@ func (s *solver) sources() []topology.Source {
 		out = append(out, topology.Source{Name: p.tmpl.Name, Requirements: p.reqs, Taints: p.tmpl.Taints, Values: s.poolValues(p)})
 	}
 	for _, en := range s.existing {
-		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.node.Spec.Taints, Existing: true,
+		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.taints, Existing: true,
 			Values: func(key string, _ requirements.Requirements) []string {
 				if v, ok := en.labels[key]; ok {
 					return []string{v}
@@ -204,7 +216,7 @@ func (s *solver) domainValues(p *pool, reqs requirements.Requirements, key strin
 	if key == requirements.LabelHostname {
 		return nil
 	}
-	mk := key + "\x00" + itoa(p.idx) + "\x00" + reqs.Fingerprint()
+	mk := key + "\x00" + itoa(p.idx) + "\x00" + itoa(s.resVersion) + "\x00" + reqs.Fingerprint()
 	if v, ok := s.domainMemo[mk]; ok {
 		return v
 	}
@@ -219,7 +231,15 @@ func (s *solver) domainValues(p *pool, reqs requirements.Requirements, key strin
 		f := binpack.NewOfferFilter(s.idx, reqs)
 		zones := make([]bool, len(s.idx.Zones()))
 		cts := make([]bool, len(s.idx.CapacityTypes()))
-		s.idx.MarkOfferedSet(types, f, zones, cts)
+		if s.hasReservations {
+			left := s.leftFor(nil)
+			types.Each(func(t int) bool {
+				s.idx.MarkOfferedLeft(t, f, left, zones, cts)
+				return true
+			})
+		} else {
+			s.idx.MarkOfferedSet(types, f, zones, cts)
+		}
 		switch key {
 		case requirements.LabelCapacityType:
 			out = pick(s.idx.CapacityTypes(), cts)

@@ -380,19 +380,25 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 	if r.IsAny() && !t.schema.IsWellKnown(ks.key) {
 		return t.scratch, true // a custom label nobody declared: the node will not have it
 	}
-	if r.IsFinite() {
-		for _, v := range r.Values() {
-			t.scratch = append(t.scratch, ks.intern(v))
-		}
-		return t.scratch, len(t.scratch) == 1
+	if r.IsFinite() && r.Len() == 1 {
+		return append(t.scratch, ks.intern(r.Values()[0])), true
 	}
 	if h.Domains != nil {
+		// Only values the claim can still take: a value its requirements
+		// allow but no offering left provides (a used-up reservation) is
+		// not a domain it can join.
 		for _, v := range h.Domains.DomainValues(ks.key) {
 			if r.Has(v) {
 				t.scratch = append(t.scratch, ks.intern(v))
 			}
 		}
 		return t.scratch, false // pin even a lone value, so the count can find it
+	}
+	if r.IsFinite() {
+		for _, v := range r.Values() {
+			t.scratch = append(t.scratch, ks.intern(v))
+		}
+		return t.scratch, len(t.scratch) == 1
 	}
 	for i, v := range ks.values {
 		if r.Has(v) {
