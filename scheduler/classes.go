@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -55,6 +56,9 @@ type class struct {
 	// hostname anti-affinity to themselves); they are placed first so that
 	// the room their nodes leave can be filled by others.
 	isolated bool
+	// follows orders followers after the pods their pod affinity selects
+	// (see followDepths).
+	follows int
 	// caches
 	variants map[variantKey]int32
 	cursors  map[int32]int // bucket → first claim not known to reject this class
@@ -139,6 +143,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	for _, c := range s.classes {
 		s.deriveClass(c)
 	}
+	s.followDepths()
 	return nil
 }
 
@@ -505,4 +510,79 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
 	}
 	spec.Affinity = a
+}
+
+// maxFollowChecks caps the selector matches spent ordering followers (pods
+// with pod affinity to other pending pods) after their targets.
+const maxFollowChecks = 1 << 20
+
+// followDepths sets each class's follow depth: 0 for a class with no pod
+// affinity (required or preferred) to other pending classes, else one more
+// than the deepest class it follows (capped, so cycles end). The queue
+// places targets before their followers, as Karpenter's relax-and-requeue
+// loop ends up doing: a preferred affinity is then relaxed only when its
+// target really has no room, not because the target comes later.
+func (s *solver) followDepths() {
+	type follower struct {
+		c       *class
+		targets []*class
+	}
+	var fs []follower
+	checks := 0
+	for _, c := range s.classes {
+		terms := affinityTerms(c.sample)
+		if len(terms) == 0 {
+			continue
+		}
+		f := follower{c: c}
+		for _, t := range terms {
+			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+			if err != nil || t.LabelSelector == nil {
+				continue
+			}
+			for _, o := range s.classes {
+				if o == c || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
+					(len(t.Namespaces) == 0 && t.NamespaceSelector == nil && o.namespace != c.namespace) {
+					continue
+				}
+				if checks++; checks > maxFollowChecks {
+					return
+				}
+				if sel.Matches(labels.Set(o.labels)) {
+					f.targets = append(f.targets, o)
+				}
+			}
+		}
+		if len(f.targets) > 0 {
+			fs = append(fs, f)
+		}
+	}
+	for range 4 {
+		changed := false
+		for _, f := range fs {
+			d := 0
+			for _, t := range f.targets {
+				d = max(d, t.follows+1)
+			}
+			if d = min(d, 4); d != f.c.follows {
+				f.c.follows, changed = d, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// affinityTerms lists a pod's required and preferred pod-affinity terms.
+func affinityTerms(p *corev1.Pod) []corev1.PodAffinityTerm {
+	a := p.Spec.Affinity
+	if a == nil || a.PodAffinity == nil {
+		return nil
+	}
+	out := slices.Clone(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+	for _, w := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		out = append(out, w.PodAffinityTerm)
+	}
+	return out
 }

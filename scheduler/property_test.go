@@ -1,14 +1,11 @@
 package scheduler_test
 
 import (
-	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -17,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
@@ -48,38 +44,11 @@ func TestSolveProperties(t *testing.T) {
 			require.NoError(t, err)
 			checkOnce(t, in, res)
 			err = scheduler.Verify(in.pods, in.pools, in.catalog.cat, res, in.opts...)
-			if bug := knownSolverBug(in, res, err); bug != "" {
-				t.Skipf("solver bug: %s (see verify_bugs_test.go): %v", bug, err)
-			}
 			if err != nil {
 				t.Errorf("catalog %s: %v", in.catalog.name, err)
 			}
 		})
 	}
-}
-
-// knownSolverBug names the known solver bugs that explain every violation
-// of err, or returns "" (also when err is nil). Each bug has a minimal
-// reproduction in verify_bugs_test.go; drop its case here once it is fixed.
-func knownSolverBug(in propertyInput, res scheduler.Result, err error) string {
-	var ve *scheduler.VerifyError
-	if !errors.As(err, &ve) {
-		return ""
-	}
-	pods := map[string]*corev1.Pod{}
-	for _, p := range in.pods {
-		pods[p.Namespace+"/"+p.Name] = p
-	}
-	bugs := map[string]bool{}
-	for _, v := range ve.Violations {
-		switch {
-		case v.Rule == scheduler.RulePodAffinity && selfAffine(pods[v.Pod]):
-			bugs["self-affine pod bootstraps a domain beside other matching pods"] = true
-		default:
-			return ""
-		}
-	}
-	return strings.Join(slices.Sorted(maps.Keys(bugs)), "; ")
 }
 
 func honorsTaints(p *corev1.Pod) bool {
@@ -93,18 +62,6 @@ func honorsTaints(p *corev1.Pod) bool {
 func uninitialized(n *corev1.Node) bool {
 	_, managed := n.Labels[requirements.LabelNodePool]
 	return managed && n.Labels[requirements.LabelNodeInitialized] != "true" && len(n.Spec.Taints) > 0 && n.DeletionTimestamp == nil
-}
-
-// selfAffine reports a pod that its own required pod-affinity terms select.
-func selfAffine(p *corev1.Pod) bool {
-	if p == nil || p.Spec.Affinity == nil || p.Spec.Affinity.PodAffinity == nil {
-		return false
-	}
-	terms := p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	return len(terms) > 0 && !slices.ContainsFunc(terms, func(t corev1.PodAffinityTerm) bool {
-		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
-		return err != nil || t.LabelSelector == nil || !sel.Matches(labels.Set(p.Labels))
-	})
 }
 
 // checkOnce checks, without Verify, that every pending pod appears

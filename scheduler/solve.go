@@ -65,6 +65,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	s.run()
 	s.improve()
+	s.unstrand()
 	res := s.result()
 	if s.cfg.preferenceCost && s.hasPreferences() {
 		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
@@ -303,7 +304,8 @@ func (s *solver) namespaceLabels() map[string]map[string]string {
 	return out
 }
 
-// run places every pending pod: largest first (cpu, then memory, then
+// run places every pending pod: isolated pods first, followers after the
+// pods their affinity selects, then largest first (cpu, then memory, then
 // name); pods that fail are retried in further passes while a pass places
 // something, so a pod whose affinity target comes later still lands.
 func (s *solver) run() {
@@ -314,6 +316,9 @@ func (s *solver) run() {
 				return -1
 			}
 			return 1
+		}
+		if c := cmp.Compare(a.cls.follows, b.cls.follows); c != 0 {
+			return c
 		}
 		ra, rb := a.cls.requests, b.cls.requests
 		if c := cmp.Compare(rb[0], ra[0]); c != 0 {

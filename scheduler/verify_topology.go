@@ -423,10 +423,14 @@ func (v *verifier) resolveTerms(p *vpod, rule Rule, terms []corev1.PodAffinityTe
 	return out
 }
 
-// checkPodAffinity applies kube-scheduler's required pod-affinity filter to
-// the final plan: some other pod matching all the pod's terms shares its
-// domain for each term, unless no other pod anywhere matches them all and
-// the pod matches them itself.
+// checkPodAffinity applies the required pod-affinity filter to the final
+// plan: some other pod matching all the pod's terms shares its domain for
+// each term, unless the pod matches them itself and no other pod matching
+// them is in a domain the pod's node requirements allow (Karpenter's
+// bootstrap rule, B-217: a self-selecting pod may start a domain when no
+// domain it could use has a match; kube-scheduler asks for no match
+// anywhere, which only differs when the pod's requirements exclude the
+// domains the matching pods are in).
 func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 	a := p.pod.Spec.Affinity
 	if a == nil || a.PodAffinity == nil || len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
@@ -447,14 +451,14 @@ func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 			others = append(others, q)
 		}
 	}
-	anywhere := false
+	anywhere := false // a matching pod in a domain the pod could use
 	var missing *vterm
 	for i, t := range terms {
 		found := false
 		for _, q := range others {
 			w.mark(q, t.key, "the required pod affinity of pod "+p.name)
 			val, ok := q.host.labels[t.key]
-			anywhere = anywhere || ok
+			anywhere = anywhere || (ok && p.allows(t.key, val))
 			found = found || (ok && val == p.host.labels[t.key])
 		}
 		if !found && missing == nil {
@@ -564,4 +568,13 @@ func (v *verifier) possibleDomains(c *vclaim, key string) ([]string, bool) {
 		out = append(out, none)
 	}
 	return out, len(out) == 1
+}
+
+// allows reports whether some requirement alternative of the pod lets its
+// node have key=val (all do when it has none).
+func (p *vpod) allows(key, val string) bool {
+	if len(p.alts) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(p.alts, func(alt requirements.Requirements) bool { return alt.Get(key).Has(val) })
 }

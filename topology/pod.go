@@ -678,3 +678,37 @@ func (p *Pod) Movable() bool {
 	}
 	return true
 }
+
+// Stranded reports whether the pod, recorded on h, holds a domain of a
+// required self-selecting affinity group alone (it started the domain)
+// while another matching pod is now in a domain the pod could use: once
+// that pod binds first, this one no longer may start a domain of its own,
+// so the plan would depend on binding order.
+func (t *Tracker) Stranded(p *Pod, h *Host) bool {
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if term.Kind != Affinity || !term.Required || !term.self {
+			continue
+		}
+		d, ok := t.domainOf(term.g.ks, h)
+		if !ok || term.g.get(d) > 1 {
+			continue // not counted there, or it shares its domain with a match
+		}
+		if term.Key == requirements.LabelHostname || len(term.eligible) == 0 {
+			if term.g.nonzero > 1 {
+				return true
+			}
+			continue
+		}
+		if slices.ContainsFunc(term.eligible, func(e int32) bool { return e != d && term.g.get(e) > 0 }) {
+			return true
+		}
+	}
+	return false
+}
+
+// SelfAffine reports whether the pod has a required affinity term that
+// selects the pod itself (it may start a domain of its group).
+func (p *Pod) SelfAffine() bool {
+	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Affinity && t.Required && t.self })
+}

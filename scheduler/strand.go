@@ -1,0 +1,72 @@
+package scheduler
+
+import (
+	"slices"
+
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// unstrand re-places the pods that started a domain of their own required
+// self-affinity group (no other matching pod was in a domain they could
+// use) when a matching pod placed later sits in such a domain: whichever of
+// the two binds first, the plan must hold, and once the other one is bound
+// this pod may only join a domain that has a match. A pod that finds no
+// such place is left unplaced (its reason says why). Rounds repeat while a
+// move strands another pod, a few times at most.
+func (s *solver) unstrand() {
+	if !slices.ContainsFunc(s.classes, func(c *class) bool { return c.topo != nil && c.topo.SelfAffine() }) {
+		return
+	}
+	for range 3 {
+		moved := false
+		for _, pp := range s.pending {
+			c := pp.cls
+			if c.topo == nil || !c.topo.SelfAffine() || (pp.claim == nil && pp.node == nil) {
+				continue
+			}
+			host := s.hostOf(pp)
+			if !s.topo.Stranded(c.topo, &host) {
+				continue
+			}
+			a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, true)
+			if !ok {
+				continue
+			}
+			s.topo.Unrecord(c.topo, a.active, &host)
+			if pp.claim != nil {
+				s.detach(pp)
+			} else {
+				s.unplaceExisting(pp)
+			}
+			moved = true
+			s.place(pp)
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// hostOf is the topology view of where pp is placed.
+func (s *solver) hostOf(pp *pending) topology.Host {
+	if en := pp.node; en != nil {
+		return topology.Host{Node: en.topo}
+	}
+	cl := pp.claim
+	return topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+}
+
+// unplaceExisting takes pp off the existing node it was placed on (its
+// topology counts must already be unrecorded).
+func (s *solver) unplaceExisting(pp *pending) {
+	en := pp.node
+	i := slices.Index(en.placed, pp)
+	en.placed = slices.Delete(en.placed, i, i+1)
+	en.free = en.free.Add(pp.cls.requests)
+	for _, hp := range pp.cls.ports { // the node's other ports stay (bound pods, DaemonSets)
+		if j := slices.Index(en.ports, hp); j >= 0 {
+			en.ports = slices.Delete(en.ports, j, j+1)
+		}
+	}
+	pp.node = nil
+}
