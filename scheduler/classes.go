@@ -537,8 +537,8 @@ func (s *solver) followDepths() {
 		f := follower{c: c}
 		for _, t := range terms {
 			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
-			if err != nil || t.LabelSelector == nil {
-				continue
+			if err != nil || t.LabelSelector == nil || sel.Matches(labels.Set(c.labels)) {
+				continue // a self-selecting term may start its own domain: it waits for nobody
 			}
 			for _, o := range s.classes {
 				if o == c || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
