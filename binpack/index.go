@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,9 +17,21 @@ import (
 // capacity as vectors, offerings as small integers, and per-label bitsets,
 // so that filtering the catalog by a requirement set is a handful of bitset
 // operations and finding the cheapest type that fits a load is a scan over a
-// price-sorted list. An Index is built once per solve and is not safe for
-// concurrent use (it memoises).
+// price-sorted list. The tables are built once per catalog and dimensions
+// and shared by every Index of them (see instancetypes.Catalog.Derived);
+// an Index adds its own memos, so it is not safe for concurrent use, while
+// separate Indexes of one catalog are.
 type Index struct {
+	*tables
+	matchMemo map[string]TypeSet
+	orderMemo map[string][]int32
+	priceMemo map[string][]float64
+}
+
+// tables are the read-only part of an Index, and memos shared by all the
+// Indexes of a catalog (bounded, so a long-lived catalog does not grow
+// without end).
+type tables struct {
 	dims      Dims
 	types     []*instancetypes.InstanceType
 	alloc     []Vec
@@ -32,9 +46,28 @@ type Index struct {
 	offerBits [][]TypeSet // [zone][capacity type], available offerings
 	all       TypeSet
 
-	matchMemo map[string]TypeSet
-	orderMemo map[string][]int32
-	priceMemo map[string][]float64
+	shared      sync.Map // "m"+fingerprint → TypeSet; "o"+signature → priceOrder
+	sharedCount atomic.Int64
+}
+
+// priceOrder is a memoised PriceOrder with its prices.
+type priceOrder struct {
+	order  []int32
+	prices []float64
+}
+
+// maxShared caps the memos shared across solves: past it, Indexes memoise
+// only for themselves.
+const maxShared = 4096
+
+// share stores v under key in the shared memo while there is room.
+func (t *tables) share(key string, v any) {
+	if t.sharedCount.Load() >= maxShared {
+		return
+	}
+	if _, loaded := t.shared.LoadOrStore(key, v); !loaded {
+		t.sharedCount.Add(1)
+	}
 }
 
 type offer struct {
@@ -51,16 +84,30 @@ type keyIndex struct {
 	absent   TypeSet
 }
 
-// NewIndex prepares catalog for a solve over dims.
+// indexKey identifies an Index's tables among a catalog's derived values.
+type indexKey struct{ dims string }
+
+// NewIndex prepares catalog for a solve over dims; the tables are built
+// once per catalog and dims.
 func NewIndex(catalog instancetypes.Catalog, dims Dims) *Index {
+	var names strings.Builder
+	for i := range dims.Len() {
+		names.WriteString(string(dims.Name(i)))
+		names.WriteByte(0)
+	}
+	t := catalog.Derived(indexKey{names.String()}, func() any { return newTables(catalog, dims) }).(*tables)
+	return &Index{tables: t, matchMemo: map[string]TypeSet{}, orderMemo: map[string][]int32{}, priceMemo: map[string][]float64{}}
+}
+
+func newTables(catalog instancetypes.Catalog, dims Dims) *tables {
 	types := catalog.Types()
 	n := len(types)
-	x := &Index{
+	x := &tables{
 		dims: dims, types: types,
 		alloc: make([]Vec, n), capacity: make([]Vec, n),
 		zoneIdx: map[string]int{}, ctIdx: map[string]int{},
 		offerings: make([][]offer, n), keys: map[string]*keyIndex{},
-		all: FullTypeSet(n), matchMemo: map[string]TypeSet{}, orderMemo: map[string][]int32{}, priceMemo: map[string][]float64{},
+		all: FullTypeSet(n),
 	}
 	zoneID := map[string]string{}
 	for _, it := range types {
@@ -203,6 +250,10 @@ func (x *Index) match(r requirements.Requirement) TypeSet {
 	if s, ok := x.matchMemo[fp]; ok {
 		return s
 	}
+	if v, ok := x.shared.Load("m" + fp); ok {
+		x.matchMemo[fp] = v.(TypeSet)
+		return v.(TypeSet)
+	}
 	ki := x.keys[r.Key()]
 	s := NewTypeSet(len(x.types))
 	if r.AllowsAbsent() {
@@ -224,6 +275,7 @@ func (x *Index) match(r requirements.Requirement) TypeSet {
 		}
 	}
 	x.matchMemo[fp] = s
+	x.share("m"+fp, s)
 	return s
 }
 
@@ -349,24 +401,37 @@ func (x *Index) PriceOrder(f OfferFilter) []int32 {
 	if o, ok := x.orderMemo[f.sig]; ok {
 		return o
 	}
+	if v, ok := x.shared.Load("o" + f.sig); ok {
+		po := v.(priceOrder)
+		x.orderMemo[f.sig], x.priceMemo[f.sig] = po.order, po.prices
+		return po.order
+	}
 	prices := make([]float64, len(x.types))
-	order := make([]int32, len(x.types))
+	type entry struct {
+		price float64
+		t     int32
+	}
+	entries := make([]entry, len(x.types))
 	for t := range x.types {
 		prices[t], _, _ = x.Cheapest(t, f, nil)
-		order[t] = int32(t)
+		entries[t] = entry{prices[t], int32(t)}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		pa, pb := prices[a], prices[b]
+	slices.SortFunc(entries, func(a, b entry) int {
 		switch {
-		case pa < pb:
+		case a.price < b.price:
 			return -1
-		case pa > pb:
+		case a.price > b.price:
 			return 1
 		}
-		return 0
+		return int(a.t - b.t)
 	})
+	order := make([]int32, len(x.types))
+	for i, e := range entries {
+		order[i] = e.t
+	}
 	x.orderMemo[f.sig] = order
 	x.priceMemo[f.sig] = prices
+	x.share("o"+f.sig, priceOrder{order, prices})
 	return order
 }
 

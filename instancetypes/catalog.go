@@ -3,6 +3,7 @@ package instancetypes
 import (
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -17,6 +18,9 @@ type Catalog struct {
 	byName    map[string]int
 	labelKeys []string
 	schema    requirements.Schema
+	// derived holds what other packages derive from the catalog (see
+	// Derived); shared by every copy of the value.
+	derived *sync.Map
 }
 
 // CatalogOption configures NewCatalog.
@@ -116,7 +120,7 @@ func (cfg *catalogConfig) applyTransform(types []InstanceType) ([]InstanceType, 
 // it sorts their offerings in place and derives requirements and
 // allocatable.
 func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
-	c := Catalog{region: cfg.region, source: cfg.source, byName: make(map[string]int, len(types))}
+	c := Catalog{region: cfg.region, source: cfg.source, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
 	keys := map[string]struct{}{}
 	for i := range types {
 		for k := range types[i].Labels {
@@ -139,6 +143,23 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	}
 	c.schema = base.WithWellKnown(c.labelKeys...).WithWellKnown(LabelZoneID, LabelReservationID)
 	return c
+}
+
+// Derived returns the value build makes for key, building it once per
+// catalog: copies of a Catalog share it, so a package that derives
+// read-only data from a catalog (the solver's index of it) pays for it once
+// however many solves use the catalog. Concurrent callers may both build;
+// one value wins and is returned to both. The value must be treated as
+// immutable. A zero Catalog builds every time.
+func (c Catalog) Derived(key any, build func() any) any {
+	if c.derived == nil {
+		return build()
+	}
+	if v, ok := c.derived.Load(key); ok {
+		return v
+	}
+	v, _ := c.derived.LoadOrStore(key, build())
+	return v
 }
 
 // Region returns the catalog's region ("" when unknown).
