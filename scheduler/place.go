@@ -285,7 +285,8 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 	c := a.c
 	var best evaluation
 	found, examined := false, 0
-	var grow []grown
+	grow := s.growScratch[:0]
+	defer func() { s.growScratch = grow[:0] }()
 	for _, b := range p.buckets {
 		cur := c.cursors[int32(b.idx)]
 		if cur >= len(b.claims) || examined >= claimsExamined {
@@ -511,8 +512,8 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		if prices[tt] > maxPrice {
 			return 0, 0, 0, false // the rest cost more still
 		}
-		if !need.Fits(p.usable[tt]) {
-			continue
+		if u := &p.usable[tt]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
+			continue // cpu and memory first: most types that do not fit fail there, without copying vectors
 		}
 		if p.limited {
 			capT := s.idx.Capacity(tt)
@@ -623,6 +624,11 @@ func (s *solver) ranker(id int32) topology.Ranker {
 		if key != requirements.LabelTopologyZone && key != requirements.LabelCapacityType {
 			return 0
 		}
+		_, ranks := s.reqs.info(id).topoMemos()
+		mk := key + "\x00" + value
+		if r, ok := ranks[mk]; ok {
+			return r
+		}
 		f := binpack.NewOfferFilter(s.idx, s.reqs.info(id).reqs.Add(requirements.In(key, value)))
 		var left binpack.ReservationsLeft
 		if s.hasReservations {
@@ -634,6 +640,7 @@ func (s *solver) ranker(id int32) topology.Ranker {
 				best = pr
 			}
 		}
+		ranks[mk] = best
 		return best
 	}
 }

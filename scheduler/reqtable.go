@@ -31,6 +31,20 @@ type reqInfo struct {
 	members   []int32
 	maxUsable binpack.Vec
 	bucket    *bucket
+	// memos for topology: domain values per key and domain prices per
+	// key+value, valid while the reservations held are unchanged (version).
+	domains    map[string][]string
+	ranks      map[string]float64
+	domVersion int
+}
+
+// topoMemos returns the info's topology memos, emptied when reservations
+// have changed since they were filled.
+func (ri *reqInfo) topoMemos() (map[string][]string, map[string]float64) {
+	if v := ri.table.s.resVersion; ri.domains == nil || ri.domVersion != v {
+		ri.domains, ri.ranks, ri.domVersion = map[string][]string{}, map[string]float64{}, v
+	}
+	return ri.domains, ri.ranks
 }
 
 func newReqTable(s *solver) *reqTable {

@@ -47,6 +47,7 @@ type solver struct {
 	resCap          map[string]int
 	resHeld         map[string]int
 	resVersion      int
+	growScratch     []grown // findClaim's candidates that need a larger type
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -272,7 +273,13 @@ func (ri *reqInfo) DomainValues(key string) []string {
 	if ri.pool == nil {
 		return nil
 	}
-	return ri.table.s.domainValues(ri.pool, ri.reqs, key)
+	doms, _ := ri.topoMemos()
+	if v, ok := doms[key]; ok {
+		return v
+	}
+	v := ri.table.s.domainValues(ri.pool, ri.reqs, key)
+	doms[key] = v
+	return v
 }
 
 // exhausted reports whether the pool can launch nothing more (limits).
