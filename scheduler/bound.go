@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -47,7 +48,7 @@ type boundGroup struct {
 
 type boundPair struct {
 	price  float64
-	usable binpack.Vec
+	usable *binpack.Vec // the pool's usable vector of the type (shared)
 }
 
 // boundEvaluations bounds the work of the search for w.
@@ -87,7 +88,7 @@ func (s *solver) lowerBound() float64 {
 		fits := 0
 		cheapest := math.Inf(1)
 		for i := range frontier {
-			if c.requests.Fits(frontier[i].usable) {
+			if c.requests.Fits(*frontier[i].usable) {
 				mask[i] = 1
 				fits++
 				cheapest = min(cheapest, frontier[i].price)
@@ -133,7 +134,7 @@ func (s *solver) lowerBound() float64 {
 			}
 			alpha := math.Inf(1)
 			for _, pr := range g.pairs {
-				if wu := dot(w, &pr.usable, dims); wu > 0 {
+				if wu := dot(w, pr.usable, dims); wu > 0 {
 					alpha = min(alpha, pr.price/wu)
 				}
 			}
@@ -255,7 +256,7 @@ func (s *solver) boundPairs(c *class) []boundPair {
 			prices := s.idx.Prices(info.offer)
 			for _, t := range info.members {
 				if pr := prices[t]; !math.IsInf(pr, 1) {
-					pairs = append(pairs, boundPair{price: pr, usable: p.usable[t]})
+					pairs = append(pairs, boundPair{price: pr, usable: &p.usable[t]})
 				}
 			}
 		}
@@ -266,26 +267,24 @@ func (s *solver) boundPairs(c *class) []boundPair {
 // paretoPairs drops every pair another pair dominates (no more expensive
 // and at least as large in every dimension): it can never give the minimum.
 func paretoPairs(pairs []boundPair) []boundPair {
-	slices.SortStableFunc(pairs, func(a, b boundPair) int {
-		switch {
-		case a.price < b.price:
-			return -1
-		case a.price > b.price:
-			return 1
-		}
-		return 0
-	})
+	byPrice := func(a, b boundPair) int { return cmp.Compare(a.price, b.price) }
+	if !slices.IsSortedFunc(pairs, byPrice) { // one requirement set's pairs come sorted
+		slices.SortStableFunc(pairs, byPrice)
+	}
 	var out []boundPair
-	for _, p := range pairs {
+	for i := range pairs {
+		p := &pairs[i]
 		dominated := false
-		for _, q := range out {
-			if q.price <= p.price && p.usable.Fits(q.usable) {
+		for j := range out {
+			q := &out[j]
+			// cpu and memory first: most pairs differ there.
+			if q.price <= p.price && p.usable[0] <= q.usable[0] && p.usable[1] <= q.usable[1] && p.usable.Fits(*q.usable) {
 				dominated = true
 				break
 			}
 		}
 		if !dominated {
-			out = append(out, p)
+			out = append(out, *p)
 		}
 	}
 	return out

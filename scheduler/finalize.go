@@ -113,7 +113,7 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		price float64
 		off   int
 	}
-	var opts []option
+	opts := make([]option, 0, min(len(info.members), s.cfg.maxOptions+1))
 	prices := s.idx.Prices(info.offer)
 	for _, t32 := range info.members {
 		t := int(t32)

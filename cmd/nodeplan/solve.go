@@ -108,6 +108,10 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitInvalid
 	}
+	if err := scheduler.PrepareCatalog(cat); err != nil { // indexing the catalog is part of loading it
+		printLines(stderr, "error: ", errorLines(err))
+		return exitInvalid
+	}
 	loaded := time.Since(start)
 
 	opts := append(in.Options(),
