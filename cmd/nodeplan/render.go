@@ -27,12 +27,13 @@ const hoursPerMonth = 730
 // lists as [] and empty objects as {}, so that the same Result always gives
 // the same bytes.
 func renderJSON(w io.Writer, res scheduler.Result) error {
-	b, err := planJSON(res)
-	if err != nil {
-		return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(normalize(res)); err != nil {
+		return fmt.Errorf("rendering the plan: %w", err)
 	}
-	_, err = w.Write(b)
-	return err
+	return nil
 }
 
 func planJSON(res scheduler.Result) ([]byte, error) {

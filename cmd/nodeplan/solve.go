@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -128,33 +128,32 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 
-	out, err := render(f.output, res, cat)
-	if err != nil {
+	pods := len(in.Pods)
+	in = manifest.Input{} // the pods are no longer needed: let a large input go before rendering
+	out := bufio.NewWriterSize(stdout, 1<<16)
+	if err := render(out, f.output, res, cat); err != nil {
 		printLines(stderr, "error: ", errorLines(err))
 		return exitFailure
 	}
-	if code := write(stdout, out); code != exitOK {
-		return code
+	if out.Flush() != nil {
+		return exitFailure
 	}
 	if f.stats {
-		return write(stderr, statsLine(len(in.Pods), loaded, solved, res))
+		return write(stderr, statsLine(pods, loaded, solved, res))
 	}
 	return exitOK
 }
 
-// render renders the plan in an output format (table, json or yaml).
-func render(format string, res scheduler.Result, cat instancetypes.Catalog) (string, error) {
-	var out strings.Builder
-	var err error
+// render writes the plan in an output format (table, json or yaml).
+func render(w io.Writer, format string, res scheduler.Result, cat instancetypes.Catalog) error {
 	switch format {
 	case "json":
-		err = renderJSON(&out, res)
+		return renderJSON(w, res)
 	case "yaml":
-		err = renderYAML(&out, res)
+		return renderYAML(w, res)
 	default:
-		err = renderTable(&out, res, cat)
+		return renderTable(w, res, cat)
 	}
-	return out.String(), err
 }
 
 // load reads the manifests and the catalog. Warnings and errors go to
