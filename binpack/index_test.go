@@ -133,17 +133,7 @@ type filterCase struct {
 	reqs       requirements.Requirements
 	want       []string // Filter
 	wantLabels []string // FilterLabels
-	// catalogBug, when set, says why instancetypes.Catalog.Filter answers
-	// differently (a bug there, not here).
-	catalogBug string
 }
-
-// reservationBug explains why Catalog.Filter drops r.large when reqs
-// exclude its reservation.
-const reservationBug = "bug: instancetypes derives capacity-reservation-id In [cr-1] (label required) for a type " +
-	"with a reserved and a non-reserved offering, so instancetypes.Compatible and Catalog.Filter reject it under " +
-	"reservation-id DoesNotExist or NotIn cr-1, although CheapestOffering finds its on-demand offering and " +
-	"binpack.Index.Filter (the solver) accepts it; scheduler.Verify (Compatible) and Solve (Index) then disagree"
 
 func filterCases(t *testing.T) []filterCase {
 	all := []string{"t.large", "m.large", "r.large", "c.large", "x.large"}
@@ -188,9 +178,9 @@ func filterCases(t *testing.T) []filterCase {
 		{name: "reservation cr-1", reqs: reqs(requirements.In(resID, "cr-1")), want: []string{"r.large"}, wantLabels: all},
 		{name: "unknown reservation", reqs: reqs(requirements.In(resID, "cr-9")), want: []string{}, wantLabels: all},
 		{name: "no reservation", reqs: reqs(requirements.DoesNotExist(resID)),
-			want: []string{"t.large", "m.large", "r.large", "c.large"}, wantLabels: all, catalogBug: reservationBug},
+			want: []string{"t.large", "m.large", "r.large", "c.large"}, wantLabels: all},
 		{name: "reservation NotIn cr-1", reqs: reqs(requirements.NotIn(resID, "cr-1")),
-			want: []string{"t.large", "m.large", "r.large", "c.large"}, wantLabels: all, catalogBug: reservationBug},
+			want: []string{"t.large", "m.large", "r.large", "c.large"}, wantLabels: all},
 		{name: "reservation NotIn another", reqs: reqs(requirements.NotIn(resID, "cr-9")),
 			want: []string{"t.large", "m.large", "r.large", "c.large"}, wantLabels: all},
 		{name: "reservation cr-1 in z2", reqs: reqs(requirements.In(resID, "cr-1"), requirements.In(zone, "z2")),
@@ -242,9 +232,6 @@ func TestIndexFilterAgreesWithCatalog(t *testing.T) {
 	x := binpack.NewIndex(cat, baseDims(t))
 	for _, tt := range filterCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.catalogBug != "" {
-				t.Skip(tt.catalogBug)
-			}
 			ref := []string{}
 			for _, it := range cat.Filter(tt.reqs) {
 				ref = append(ref, it.Name)

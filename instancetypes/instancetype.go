@@ -219,26 +219,36 @@ func (it *InstanceType) derive(labelKeys []string, labels labelRequirements) {
 	n := len(it.Offerings)
 	scratch := make([]string, 4*n)
 	zones, capacityTypes, zoneIDs, reservations := scratch[:0:n], scratch[n:n:2*n], scratch[2*n:2*n:3*n], scratch[3*n:3*n]
+	// Zone IDs and reservation IDs are requirements of the type only when
+	// every available offering has one: an offering without is bought with
+	// no such label, so `DoesNotExist` or `NotIn` must still find the type
+	// (the offering-level check then picks the right offering).
+	allZoneIDs, allReserved, available := true, true, 0
 	for _, o := range it.Offerings {
 		if !o.Available {
 			continue
 		}
+		available++
 		zones = append(zones, o.Zone)
 		capacityTypes = append(capacityTypes, o.CapacityType)
 		if o.ZoneID != "" {
 			zoneIDs = append(zoneIDs, o.ZoneID)
+		} else {
+			allZoneIDs = false
 		}
 		if o.ReservationID != "" {
 			reservations = append(reservations, o.ReservationID)
+		} else {
+			allReserved = false
 		}
 	}
 	reqs = append(reqs,
 		requirements.In(requirements.LabelTopologyZone, zones...),
 		requirements.In(requirements.LabelCapacityType, capacityTypes...))
-	if len(zoneIDs) > 0 {
+	if available > 0 && allZoneIDs {
 		reqs = append(reqs, requirements.In(LabelZoneID, zoneIDs...))
 	}
-	if len(reservations) > 0 {
+	if available > 0 && allReserved {
 		reqs = append(reqs, requirements.In(LabelReservationID, reservations...))
 	}
 	it.requirements = requirements.NewRequirements(reqs...)
