@@ -3,6 +3,7 @@ package binpack
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -112,6 +113,9 @@ func (d Dims) List(v Vec) corev1.ResourceList {
 func (d Dims) Format(i int, x int64) string {
 	n := d.names[i]
 	if n == corev1.ResourceCPU {
+		if x%1000 == 0 {
+			return strconv.FormatInt(x/1000, 10) // whole cores: "1000", not "1k"
+		}
 		return resource.NewMilliQuantity(x, resource.DecimalSI).String()
 	}
 	if n == corev1.ResourceMemory || n == corev1.ResourceEphemeralStorage || strings.HasPrefix(string(n), corev1.ResourceHugePagesPrefix) {

@@ -248,6 +248,7 @@ func TestDimsFormat(t *testing.T) {
 		{name: "cpu millicores", dim: "cpu", x: 1500, want: "1500m"},
 		{name: "cpu whole cores", dim: "cpu", x: 2000, want: "2"},
 		{name: "cpu zero", dim: "cpu", x: 0, want: "0"},
+		{name: "cpu thousands of cores", dim: "cpu", x: 1000 * 1000, want: "1000"},
 		{name: "memory Gi", dim: "memory", x: 4 << 30, want: "4Gi"},
 		{name: "memory Mi", dim: "memory", x: 1536 << 20, want: "1536Mi"},
 		{name: "memory odd bytes", dim: "memory", x: 123456789, want: "123456789"},
