@@ -102,7 +102,12 @@ func BenchmarkSolve(b *testing.B) {
 	for _, name := range []string{"diverse-1000", "diverse-5000", "diverse-20000", "preference-4000"} {
 		b.Run("karpenter/"+name, func(b *testing.B) { benchWorkload(b, loadKarpenter(b, name)) })
 	}
-	for _, n := range []int{1000, 5000, 20000} {
-		b.Run(fmt.Sprintf("aws-mixed/pods=%d", n), func(b *testing.B) { benchWorkload(b, loadAWSMixed(b, n)) })
+	for _, n := range []int{1000, 5000, 20000, 100000} {
+		b.Run(fmt.Sprintf("aws-mixed/pods=%d", n), func(b *testing.B) {
+			if n > 20000 && testing.Short() {
+				b.Skip("100,000 pods take seconds and a gigabyte: not in -short runs (CI's smoke run)")
+			}
+			benchWorkload(b, loadAWSMixed(b, n))
+		})
 	}
 }
