@@ -35,9 +35,11 @@ import (
 // Σ_p req_{p,r} · (cheapest price per unit of r p can use); mixing
 // resources lets it charge cpu-heavy and memory-heavy pods at once.
 //
-// A second bound: pods that need a node each (required hostname
-// anti-affinity to their own group) need that many nodes, each at least the
-// cheapest type one of them can use; the reported bound is the larger.
+// Two more bounds: every placed pod needs some node, so the plan costs at
+// least the cheapest node the most demanding pod can use; and pods that
+// need a node each (required hostname anti-affinity to their own group)
+// need that many nodes, each at least the cheapest type one of them can
+// use. The reported bound is the largest of the three.
 
 // boundGroup is the demand of the classes that may use the same (price,
 // capacity) pairs: α depends only on the pairs, so their demand adds up.
@@ -116,7 +118,9 @@ func (s *solver) lowerBound() float64 {
 				active[d] = true
 			}
 		}
-		// Nodes each isolated pod needs.
+		// The node one pod of the class needs, and the nodes each isolated
+		// pod needs.
+		best = max(best, cheapest)
 		if c.isolated {
 			best = max(best, n*cheapest)
 		}

@@ -207,6 +207,12 @@ func (s *solver) deriveClass(c *class) {
 		c.invalid = &failure{code: ReasonNoInstanceType, causes: []Cause{{Code: ReasonNoInstanceType, Key: string(unknown[0]),
 			Message: fmt.Sprintf("no instance type has resource %s", unknown[0])}}}
 	}
+	if claims := resourceClaims(&p.Spec); claims != "" && c.invalid == nil {
+		// Like Karpenter (B-256): what a ResourceClaim needs is decided by
+		// a DRA driver at allocation, which a plan cannot foresee.
+		c.invalid = &failure{code: ReasonDynamicResources, causes: []Cause{{Code: ReasonDynamicResources, Key: claims,
+			Message: fmt.Sprintf("the pod uses ResourceClaim %s (dynamic resource allocation), which the solver does not plan for", claims)}}}
+	}
 	c.tolerations = p.Spec.Tolerations
 	c.ports = podHostPorts(&p.Spec)
 	if err := s.podRequirements(c); err != nil && c.invalid == nil {
@@ -585,4 +591,20 @@ func affinityTerms(p *corev1.Pod) []corev1.PodAffinityTerm {
 		out = append(out, w.PodAffinityTerm)
 	}
 	return out
+}
+
+// resourceClaims names the first ResourceClaim a pod spec uses ("" for
+// none): the pod's claims, or a container's.
+func resourceClaims(spec *corev1.PodSpec) string {
+	if len(spec.ResourceClaims) > 0 {
+		return spec.ResourceClaims[0].Name
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, ctr := range cs {
+			if len(ctr.Resources.Claims) > 0 {
+				return ctr.Resources.Claims[0].Name
+			}
+		}
+	}
+	return ""
 }

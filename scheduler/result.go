@@ -106,6 +106,7 @@ type ReasonCode string
 // Reason codes, most specific first.
 const (
 	ReasonInvalidPod        ReasonCode = "InvalidPod"
+	ReasonDynamicResources  ReasonCode = "DynamicResources"
 	ReasonNoNodePool        ReasonCode = "NoNodePool"
 	ReasonIncompatible      ReasonCode = "IncompatibleRequirements"
 	ReasonUndefinedLabel    ReasonCode = "UndefinedLabel"

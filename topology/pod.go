@@ -287,6 +287,9 @@ func (v *Violation) Message() string {
 			why = fmt.Sprintf("maxSkew %d of the pods already there would be exceeded (global minimum %d)", v.skew, v.min)
 		}
 	}
+	if v.g.ks.key == requirements.LabelHostname {
+		return fmt.Sprintf("%s: %s", v.g.describe(), why) // one node: its count says nothing more
+	}
 	return fmt.Sprintf("%s: %s; domains %s", v.g.describe(), why, v.g.counts(sortedDomains(v.g.ks, doms)))
 }
 
