@@ -276,6 +276,15 @@ func TestSolveGzipInput(t *testing.T) {
 	code := run([]string{"solve", "-f", gz, "-f", filepath.Join(dir, "nodepool.yaml"), "--catalog", filepath.Join(dir, "catalog.json"), "-o", "json"}, &out, &stderr)
 	require.Equal(t, exitOK, code, "stderr:\n%s", stderr.String())
 	require.Contains(t, out.String(), `"default/web"`)
+
+	// A folder gives its gzipped manifests too (testdata/bench's pods.yaml.gz).
+	folder := writeFiles(t, map[string]string{"nodepool.yaml": validNodePool})
+	require.NoError(t, os.WriteFile(filepath.Join(folder, "pods.yaml.gz"), buf.Bytes(), 0o644))
+	out.Reset()
+	stderr.Reset()
+	code = run([]string{"solve", "-f", folder, "--catalog", filepath.Join(dir, "catalog.json"), "-o", "json"}, &out, &stderr)
+	require.Equal(t, exitOK, code, "stderr:\n%s", stderr.String())
+	require.Contains(t, out.String(), `"default/web"`)
 }
 
 func TestCatalogCommand(t *testing.T) {

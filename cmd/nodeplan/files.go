@@ -19,7 +19,8 @@ import (
 func manifestExts() []string { return []string{".yaml", ".yml", ".json"} }
 
 // readInputs reads the files named by paths: a file is read whatever its
-// name; a folder gives its *.yaml, *.yml and *.json files in name order
+// name; a folder gives its *.yaml, *.yml and *.json files (gzipped or not)
+// in name order
 // (and those of its sub-folders with recursive, skipping hidden folders). A
 // file named twice is read once. A file whose name ends in ".gz" is
 // decompressed. Every path that cannot be read is an error; the others are
@@ -77,7 +78,9 @@ func expand(p string, recursive bool) ([]string, error) {
 			}
 			return nil
 		}
-		if slices.Contains(manifestExts(), strings.ToLower(filepath.Ext(name))) {
+		base := strings.ToLower(name)
+		base = strings.TrimSuffix(base, ".gz") // pods.yaml.gz too: it is decompressed
+		if slices.Contains(manifestExts(), filepath.Ext(base)) {
 			names = append(names, name)
 		}
 		return nil
