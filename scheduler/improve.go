@@ -443,7 +443,8 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	for _, src := range taken {
 		total += src.chargedPrice
 	}
-	if len(taken) > 0 && dst.price > total+priceEps {
+	// Each claim absorbed saves its node cost too (WithNodeCost).
+	if len(taken) > 0 && dst.price > total+s.cfg.nodeCost*float64(len(taken))+priceEps {
 		for i := len(taken) - 1; i >= 0; i-- {
 			for j := len(moved[i]) - 1; j >= 0; j-- {
 				s.moveBack(moved[i][j], taken[i])
@@ -461,7 +462,7 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 			return nil, false
 		}
 	}
-	limit := (dst.price + src.price) * (1 + absorbStep)
+	limit := (dst.price + src.price + s.cfg.nodeCost) * (1 + absorbStep)
 	src.chargedPrice = src.price
 	var moved []*pending
 	rollback := func() {
