@@ -253,6 +253,9 @@ type Violation struct {
 	skew, min int32
 	hasSkew   bool
 	existing  bool
+	// owners renders the counts of the group's owners (the pods whose
+	// anti-affinity refuses this one), not of the pods it selects.
+	owners bool
 	// Permanent is set when the refusal can only persist as the solve goes
 	// on (counts only grow): required anti-affinity, and spread on
 	// hostname, where the minimum is always zero.
@@ -270,7 +273,7 @@ func (v *Violation) Group() string {
 }
 
 // Message renders the violation, e.g. "topology spread on
-// topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (min 2);
+// topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (global minimum 2);
 // domains us-east-1a=3 us-east-1b=2".
 func (v *Violation) Message() string {
 	if v.msg != "" {
@@ -289,6 +292,9 @@ func (v *Violation) Message() string {
 	}
 	if v.g.ks.key == requirements.LabelHostname {
 		return fmt.Sprintf("%s: %s", v.g.describe(), why) // one node: its count says nothing more
+	}
+	if v.owners {
+		return fmt.Sprintf("%s: %s; owners per domain %s", v.g.describe(), why, v.g.ownerCounts(sortedDomains(v.g.ks, doms)))
 	}
 	return fmt.Sprintf("%s: %s; domains %s", v.g.describe(), why, v.g.counts(sortedDomains(v.g.ks, doms)))
 }
@@ -460,7 +466,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 		case AntiAffinity:
 			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 }); len(cands) == 0 {
 				v := t.groupViolation(g, "a pod whose required anti-affinity selects this pod is in every possible domain")
-				v.Permanent = true
+				v.Permanent, v.owners = true, true
 				return nil, v
 			}
 		case Spread:

@@ -367,11 +367,20 @@ func (g *group) describe() string {
 	return fmt.Sprintf("%s on %s (%s)", g.kind, g.ks.key, g.selDesc)
 }
 
-// counts renders the group's non-zero counts over the given domains.
+// counts renders the group's counts over the given domains, e.g. "z1=2 z2=0".
 func (g *group) counts(domains []int32) string {
 	var parts []string
 	for _, d := range domains {
 		parts = append(parts, fmt.Sprintf("%s=%d", g.ks.values[d], g.get(d)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ownerCounts renders the owners of g in each domain, e.g. "z1=1 z2=0".
+func (g *group) ownerCounts(domains []int32) string {
+	var parts []string
+	for _, d := range domains {
+		parts = append(parts, fmt.Sprintf("%s=%d", g.ks.values[d], g.ownersIn(d)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -980,7 +980,7 @@ func TestViolationMessage(t *testing.T) {
 			existing: []topology.ExistingPod{guard},
 			pods:     []*corev1.Pod{testutil.Pod("web").Label("app", "web").Obj()},
 			host:     onNode(nA),
-			want:     "pod anti-affinity on topology.kubernetes.io/zone (app=web): a pod whose required anti-affinity selects this pod is in every possible domain; domains us-east-1a=0",
+			want:     "pod anti-affinity on topology.kubernetes.io/zone (app=web): a pod whose required anti-affinity selects this pod is in every possible domain; owners per domain us-east-1a=1",
 		},
 		{
 			name: "missing key",
