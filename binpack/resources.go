@@ -151,9 +151,13 @@ func (v Vec) Fits(capacity Vec) bool {
 }
 
 // FitsSum reports whether v + o ≤ capacity in every dimension, without
-// building the sum.
-func (v Vec) FitsSum(o, capacity Vec) bool {
-	for i := range v {
+// building the sum or copying a vector (the solver's hot paths call it per
+// candidate node); cpu and memory, where most candidates fail, come first.
+func (v *Vec) FitsSum(o, capacity *Vec) bool {
+	if v[0]+o[0] > capacity[0] || v[1]+o[1] > capacity[1] {
+		return false
+	}
+	for i := 2; i < len(v); i++ {
 		if v[i]+o[i] > capacity[i] {
 			return false
 		}

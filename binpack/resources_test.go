@@ -347,10 +347,10 @@ func TestVecFits(t *testing.T) {
 			if got := tt.v.FirstShort(capacity); got != tt.wantFirst {
 				t.Errorf("FirstShort = %d, want %d", got, tt.wantFirst)
 			}
-			if got := tt.v.FitsSum(tt.o, capacity); got != tt.wantFitsSum {
+			if got := tt.v.FitsSum(&tt.o, &capacity); got != tt.wantFitsSum {
 				t.Errorf("FitsSum = %v, want %v", got, tt.wantFitsSum)
 			}
-			if got := tt.o.FitsSum(tt.v, capacity); got != tt.wantFitsSum {
+			if got := tt.o.FitsSum(&tt.v, &capacity); got != tt.wantFitsSum {
 				t.Errorf("FitsSum with operands swapped = %v, want %v", got, tt.wantFitsSum)
 			}
 			sum := tt.v.Add(tt.o)

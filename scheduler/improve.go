@@ -227,7 +227,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			if visited > limit {
 				return false
 			}
-			if cl == src || !fitsSum(&cl.used, &c.requests, &cl.pool.usable[cl.typ]) {
+			if cl == src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 				return true
 			}
 			if !checked {
@@ -406,7 +406,7 @@ func (s *solver) absorb(dst *claim, budget *int) {
 			continue
 		}
 		seen++
-		if !fitsSum(&cl.used, &dst.used, &maxUsable) {
+		if !cl.used.FitsSum(&dst.used, &maxUsable) {
 			continue
 		}
 		cands = append(cands, cl)

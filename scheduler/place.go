@@ -311,13 +311,13 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 				continue
 			}
 			examined++
-			if !fitsSum(&cl.used, &c.requests, &be.maxUsable) {
+			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
 				if permFrom == i+1 {
 					permFrom = i
 				}
 				continue
 			}
-			if !fitsSum(&cl.used, &c.requests, &cl.pool.usable[cl.typ]) {
+			if !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 				// It would need a larger type: compare it later, with a few others.
 				if len(grow) < claimsGrown {
 					grow = append(grow, grown{cl, be})

@@ -1,10 +1,6 @@
 package scheduler
 
-import (
-	"math/bits"
-
-	"github.com/nodeplan/nodeplan/binpack"
-)
+import "math/bits"
 
 // slackIndex finds, among the claims of one bucket, those whose current
 // instance type still has room for a pod (a "move" target that costs
@@ -96,18 +92,4 @@ func (ix *slackIndex) eachFirm(cpu, mem int64, f func(*claim) bool) {
 			}
 		}
 	}
-}
-
-// fitsSum reports whether v + o ≤ capacity in every dimension, through
-// pointers (no vector copies on the hot paths), cpu and memory first.
-func fitsSum(v, o, capacity *binpack.Vec) bool {
-	if v[0]+o[0] > capacity[0] || v[1]+o[1] > capacity[1] {
-		return false
-	}
-	for i := 2; i < len(v); i++ {
-		if v[i]+o[i] > capacity[i] {
-			return false
-		}
-	}
-	return true
 }
