@@ -220,12 +220,7 @@ func (x *Index) LabelValues(key string, set TypeSet) []string {
 // catalog does not know (custom labels, the NodePool name) are ignored, as
 // an instance type does not decide them. The result is a fresh set.
 func (x *Index) Filter(reqs requirements.Requirements) TypeSet {
-	set := x.all.Clone()
-	for r := range reqs.All() {
-		if _, ok := x.keys[r.Key()]; ok {
-			set.AndInto(x.match(r))
-		}
-	}
+	set := x.FilterLabels(reqs)
 	set.AndInto(x.offerSet(NewOfferFilter(x, reqs)))
 	return set
 }

@@ -597,7 +597,14 @@ func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32
 // Record counts a placement: the pod went to host, whose requirements now
 // decide every key the pod is relevant to. active tells which of the pod's
 // terms were enforced.
-func (t *Tracker) Record(p *Pod, active Active, h *Host) {
+func (t *Tracker) Record(p *Pod, active Active, h *Host) { t.count(p, h, true) }
+
+// Unrecord undoes Record for a pod leaving host (same active terms).
+func (t *Tracker) Unrecord(p *Pod, active Active, h *Host) { t.count(p, h, false) }
+
+// count adds the pod on host to (or removes it from) the groups that count
+// it, and to the owners of its required anti-affinity and spread terms.
+func (t *Tracker) count(p *Pod, h *Host, add bool) {
 	if len(p.keys) == 0 {
 		return
 	}
@@ -606,17 +613,23 @@ func (t *Tracker) Record(p *Pod, active Active, h *Host) {
 			continue
 		}
 		if d, ok := t.domainOf(g.ks, h); ok {
-			g.add(d)
+			if add {
+				g.add(d)
+			} else {
+				g.remove(d)
+			}
 		}
 	}
 	for i := range p.Terms {
 		term := &p.Terms[i]
-		if !term.Required {
+		if !term.Required || (term.Kind != AntiAffinity && term.Kind != Spread) {
 			continue
 		}
-		if term.Kind == AntiAffinity || term.Kind == Spread {
-			if d, ok := t.domainOf(term.g.ks, h); ok {
+		if d, ok := t.domainOf(term.g.ks, h); ok {
+			if add {
 				term.g.addOwner(d)
+			} else {
+				term.g.removeOwner(d)
 			}
 		}
 	}
@@ -642,32 +655,6 @@ func domainList(ks *keyState, ds []int32) string {
 		out = append(out, ks.values[d])
 	}
 	return fmt.Sprint(out)
-}
-
-// Unrecord undoes Record for a pod leaving host (same active terms).
-func (t *Tracker) Unrecord(p *Pod, active Active, h *Host) {
-	if len(p.keys) == 0 {
-		return
-	}
-	for _, g := range p.matched {
-		if !g.hostPasses(h, t.schema) {
-			continue
-		}
-		if d, ok := t.domainOf(g.ks, h); ok {
-			g.remove(d)
-		}
-	}
-	for i := range p.Terms {
-		term := &p.Terms[i]
-		if !term.Required {
-			continue
-		}
-		if term.Kind == AntiAffinity || term.Kind == Spread {
-			if d, ok := t.domainOf(term.g.ks, h); ok {
-				term.g.removeOwner(d)
-			}
-		}
-	}
 }
 
 // Movable reports whether the pod may leave its node for another node in
