@@ -78,10 +78,11 @@ func (s *solver) lowerBound() float64 {
 	var order []string
 	best := 0.0
 	for _, c := range classes {
-		key := s.boundKey(c)
+		sets := s.boundSets(c)
+		key := boundKey(sets)
 		frontier, ok := frontiers[key]
 		if !ok {
-			frontier = paretoPairs(s.boundPairs(c))
+			frontier = paretoPairs(s.boundPairs(sets))
 			frontiers[key] = frontier
 		}
 		// Keep the pairs that fit the class; dominance survives the filter
@@ -216,10 +217,11 @@ func dot(w []float64, v *binpack.Vec, dims int) float64 {
 	return x
 }
 
-// boundKey identifies the (pool, type) pairs a class may use: the
-// requirement sets its alternatives give with each pool it tolerates.
-func (s *solver) boundKey(c *class) string {
-	key := make([]byte, 0, 32)
+// boundSets lists the claim-level requirement sets (one per requirement
+// alternative and tolerated pool) a class could use with every preference
+// relaxed: the (pool, type) pairs it may use are their members.
+func (s *solver) boundSets(c *class) []int32 {
+	var ids []int32
 	for alt := range c.alts {
 		a, ok := s.newAttempt(c, alt, len(c.steps), true)
 		if !ok {
@@ -230,38 +232,34 @@ func (s *solver) boundKey(c *class) string {
 				continue
 			}
 			if id := s.reqs.compat(p.reqID, a.reqID); id >= 0 {
-				key = append(key, byte(id), byte(id>>8), byte(id>>16), byte(id>>24))
+				ids = append(ids, id)
 			}
 		}
+	}
+	return ids
+}
+
+// boundKey identifies the (pool, type) pairs of sets: classes with the same
+// key share a frontier.
+func boundKey(sets []int32) string {
+	key := make([]byte, 0, 4*len(sets))
+	for _, id := range sets {
+		key = append(key, byte(id), byte(id>>8), byte(id>>16), byte(id>>24))
 	}
 	return string(key)
 }
 
-// boundPairs lists the (price, usable) of every (pool, type) the class could
-// use under any of its requirement alternatives with every preference
-// relaxed, whatever its size.
-func (s *solver) boundPairs(c *class) []boundPair {
+// boundPairs lists the (price, usable) of every (pool, type) of sets,
+// whatever the class's size.
+func (s *solver) boundPairs(sets []int32) []boundPair {
 	var pairs []boundPair
-	for alt := range c.alts {
-		a, ok := s.newAttempt(c, alt, len(c.steps), true)
-		if !ok {
-			continue
-		}
-		for _, p := range s.pools {
-			if !s.poolTolerated(c, p, len(c.steps)) {
-				continue
-			}
-			id := s.reqs.compat(p.reqID, a.reqID)
-			if id < 0 {
-				continue
-			}
-			info := s.reqs.info(id)
-			info.typeSet(s)
-			prices := s.idx.Prices(info.offer)
-			for _, t := range info.members {
-				if pr := prices[t]; !math.IsInf(pr, 1) {
-					pairs = append(pairs, boundPair{price: pr, usable: &p.usable[t]})
-				}
+	for _, id := range sets {
+		info := s.reqs.info(id)
+		info.typeSet(s)
+		prices := s.idx.Prices(info.offer)
+		for _, t := range info.members {
+			if pr := prices[t]; !math.IsInf(pr, 1) {
+				pairs = append(pairs, boundPair{price: pr, usable: &info.pool.usable[t]})
 			}
 		}
 	}

@@ -159,17 +159,21 @@ func (s *solver) shrink(cl *claim, budget *int) {
 
 func bySizeDesc(pods []*pending) []*pending {
 	out := slices.Clone(pods)
-	slices.SortStableFunc(out, func(a, b *pending) int {
-		ra, rb := a.cls.requests, b.cls.requests
-		if c := cmp.Compare(rb[0], ra[0]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(rb[1], ra[1]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.name, b.name)
-	})
+	slices.SortStableFunc(out, largerFirst)
 	return out
+}
+
+// largerFirst orders pods by cpu request, then memory, descending, then by
+// name.
+func largerFirst(a, b *pending) int {
+	ra, rb := &a.cls.requests, &b.cls.requests
+	if c := cmp.Compare(rb[0], ra[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(rb[1], ra[1]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.name, b.name)
 }
 
 // moveCandidates bounds how many receiving claims are compared for one pod,

@@ -625,7 +625,7 @@ func (s *solver) ranker(id int32) topology.Ranker {
 			return 0
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
-		mk := key + "\x00" + value
+		mk := rankKey{key, value}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}

@@ -34,15 +34,18 @@ type reqInfo struct {
 	// memos for topology: domain values per key and domain prices per
 	// key+value, valid while the reservations held are unchanged (version).
 	domains    map[string][]string
-	ranks      map[string]float64
+	ranks      map[rankKey]float64
 	domVersion int
 }
 
+// rankKey is a domain: a key and one of its values.
+type rankKey struct{ key, value string }
+
 // topoMemos returns the info's topology memos, emptied when reservations
 // have changed since they were filled.
-func (ri *reqInfo) topoMemos() (map[string][]string, map[string]float64) {
+func (ri *reqInfo) topoMemos() (map[string][]string, map[rankKey]float64) {
 	if v := ri.table.s.resVersion; ri.domains == nil || ri.domVersion != v {
-		ri.domains, ri.ranks, ri.domVersion = map[string][]string{}, map[string]float64{}, v
+		ri.domains, ri.ranks, ri.domVersion = map[string][]string{}, map[rankKey]float64{}, v
 	}
 	return ri.domains, ri.ranks
 }

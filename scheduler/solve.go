@@ -327,14 +327,7 @@ func (s *solver) run() {
 		if c := cmp.Compare(a.cls.follows, b.cls.follows); c != 0 {
 			return c
 		}
-		ra, rb := a.cls.requests, b.cls.requests
-		if c := cmp.Compare(rb[0], ra[0]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(rb[1], ra[1]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.name, b.name)
+		return largerFirst(a, b)
 	})
 	for {
 		var failed []*pending
