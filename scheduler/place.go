@@ -507,6 +507,10 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		return 0, 0, 0, false
 	}
 	prices := s.idx.Prices(info.offer)
+	var left binpack.ReservationsLeft
+	if s.hasReservations {
+		left = s.leftFor(holder) // once, not per type
+	}
 	for i := from; i < len(info.members); i++ {
 		tt := int(info.members[i])
 		if prices[tt] > maxPrice {
@@ -527,7 +531,7 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		pr := prices[tt]
 		if s.hasReservations {
 			// Reservations other claims fill are not for this one.
-			pr, _, _ = s.idx.Cheapest(tt, info.offer, s.leftFor(holder))
+			pr, _, _ = s.idx.Cheapest(tt, info.offer, left)
 		}
 		if math.IsInf(pr, 1) {
 			continue
