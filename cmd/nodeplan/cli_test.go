@@ -463,3 +463,17 @@ spec:
 	require.Equal(t, exitOK, run([]string{"solve", "-f", dir, "--catalog", filepath.Join(dir, "catalog.json")}, &table, &bytes.Buffer{}))
 	require.Contains(t, table.String(), "No new nodes.\n\nEXISTING NODE  PODS  NAMES\nnode-a         1     default/web\n")
 }
+
+// TestSolveVerify checks that --verify checks the plan it prints: every
+// seed example's plan is valid, so the exit status stays 0 and nothing is
+// reported.
+func TestSolveVerify(t *testing.T) {
+	t.Parallel()
+	for _, ex := range []string{"topology-spread", "reserved-instance", "ebs-volume-topology"} {
+		var out, stderr bytes.Buffer
+		code := run([]string{"solve", "-f", filepath.Join("..", "..", "testdata", "examples", ex), "--verify", "-o", "json"}, &out, &stderr)
+		require.Equal(t, exitOK, code, "%s: stderr:\n%s", ex, stderr.String())
+		require.NotContains(t, stderr.String(), "violation:", ex)
+		require.Contains(t, out.String(), `"nodeClaims"`, ex)
+	}
+}

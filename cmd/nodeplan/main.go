@@ -1,13 +1,14 @@
 // Command nodeplan plans the Kubernetes nodes a set of pending pods needs,
 // the way Karpenter's provisioning scheduler does, from manifests on disk.
 //
-//	nodeplan solve -f manifests/ [-o table|json|yaml] [--stats]
+//	nodeplan solve -f manifests/ [-o table|json|yaml] [--stats] [--verify]
 //	nodeplan catalog [--filter karpenter.k8s.aws/instance-family=m5]
 //	nodeplan version
 //
 // The input and output formats are those of shared/formats/SCENARIO.md.
 // Exit status: 0 when a plan was made (even with unplaced pods), 2 for
-// invalid input or usage, 1 when the output could not be written.
+// invalid input or usage, 1 when the output could not be written or
+// --verify found a violation.
 package main
 
 import (

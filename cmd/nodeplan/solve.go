@@ -25,7 +25,8 @@ PersistentVolumes, StorageClasses and Namespaces. Other kinds are skipped
 with a warning.
 
 Exit status: 0 when a plan was made (even with unplaced pods), 2 for invalid
-input (nothing is printed on stdout then), 1 when the output failed.
+input (nothing is printed on stdout then), 1 when the output failed or
+--verify found a violation.
 
 Flags:
 `
@@ -39,6 +40,7 @@ type solveFlags struct {
 	preference     string
 	minValues      string
 	stats          bool
+	verify         bool
 	preferenceCost bool
 	output         string
 }
@@ -52,6 +54,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
+	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify); violations go to stderr, one per line, and the exit status is 1")
 	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
@@ -128,6 +131,18 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 
+	var violations []string
+	if f.verify {
+		err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
+		var ve *scheduler.VerifyError
+		if errors.As(err, &ve) {
+			for _, v := range ve.Violations {
+				violations = append(violations, fmt.Sprint(v))
+			}
+		} else if err != nil {
+			violations = errorLines(err)
+		}
+	}
 	pods := len(in.Pods)
 	in = manifest.Input{} // the pods are no longer needed: let a large input go before rendering
 	out := bufio.NewWriterSize(stdout, 1<<16)
@@ -139,7 +154,13 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	if f.stats {
-		return write(stderr, statsLine(pods, loaded, solved, res))
+		if code := write(stderr, statsLine(pods, loaded, solved, res)); code != exitOK {
+			return code
+		}
+	}
+	if len(violations) > 0 {
+		printLines(stderr, "violation: ", violations)
+		return exitFailure
 	}
 	return exitOK
 }
