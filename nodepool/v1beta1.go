@@ -71,6 +71,10 @@ const v1beta1WhenUnderutilized = "WhenUnderutilized"
 const (
 	ConsolidationWhenEmpty                = "WhenEmpty"
 	ConsolidationWhenEmptyOrUnderutilized = "WhenEmptyOrUnderutilized"
+	// ConsolidationBalanced consolidates like WhenEmptyOrUnderutilized, but
+	// only moves whose share of the pool's savings is at least half their
+	// share of its disruption (Karpenter v1.14's Balanced policy).
+	ConsolidationBalanced = "Balanced"
 )
 
 // convert returns the v1 NodePool; errors are fields the two versions

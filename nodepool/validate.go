@@ -231,10 +231,10 @@ func validateDisruption(path *field.Path, d Disruption) field.ErrorList {
 		errs = append(errs, validateDurationOrNever(path.Child("consolidateAfter"), *d.ConsolidateAfter)...)
 	}
 	switch d.ConsolidationPolicy {
-	case "", ConsolidationWhenEmpty, ConsolidationWhenEmptyOrUnderutilized:
+	case "", ConsolidationWhenEmpty, ConsolidationWhenEmptyOrUnderutilized, ConsolidationBalanced:
 	default:
 		errs = append(errs, field.NotSupported(path.Child("consolidationPolicy"), d.ConsolidationPolicy,
-			[]string{ConsolidationWhenEmpty, ConsolidationWhenEmptyOrUnderutilized}))
+			[]string{ConsolidationWhenEmpty, ConsolidationWhenEmptyOrUnderutilized, ConsolidationBalanced}))
 	}
 	budgets := path.Child("budgets")
 	if len(d.Budgets) > MaxBudgets {

@@ -1,0 +1,215 @@
+package disruption
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// sortBySavingsRatio orders candidates by price per unit of disruption,
+// highest first; ties (Karpenter leaves them to sort.Slice) by name.
+func sortBySavingsRatio(cs []*candidate) {
+	slices.SortStableFunc(cs, func(a, b *candidate) int {
+		return cmp.Or(cmp.Compare(b.savingsRatio(), a.savingsRatio()), strings.Compare(a.n.name, b.n.name))
+	})
+}
+
+// emptiness is B.5: every empty, consolidatable node whose pool still has
+// budget for Empty, in one delete command across pools.
+func (m *model) emptiness() *proposal {
+	var cands []*candidate
+	for _, n := range m.nodes {
+		c, w := m.newCandidate(n, graceful)
+		if w != nil || m.consolidationRules(c) != nil || !c.empty() {
+			continue
+		}
+		cands = append(cands, c)
+	}
+	sortBySavingsRatio(cands)
+	budgets := m.budgets(ReasonEmpty)
+	var take []*candidate
+	for _, c := range cands {
+		if budgets.take(c.n.poolName) {
+			take = append(take, c)
+		}
+	}
+	if len(take) == 0 {
+		return nil
+	}
+	return &proposal{method: MethodEmptiness, reason: ReasonEmpty, cands: take}
+}
+
+// driftCandidates are the drifted nodes of pools that are (static) or are
+// not (!static) static, that pass the eventual class's rules, oldest drift
+// first, then the empty ones (no reschedulable pod) before the others.
+func (m *model) driftCandidates(static bool) []*candidate {
+	var cands []*candidate
+	for _, n := range m.nodes {
+		if n.drift == nil || n.pool == nil || n.pool.static != static {
+			continue
+		}
+		if c, w := m.newCandidate(n, eventual); w == nil {
+			cands = append(cands, c)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int {
+		return cmp.Or(a.n.drift.since.Compare(b.n.drift.since), strings.Compare(a.n.name, b.n.name))
+	})
+	empty := slices.DeleteFunc(slices.Clone(cands), func(c *candidate) bool { return len(c.resched) > 0 })
+	full := slices.DeleteFunc(cands, func(c *candidate) bool { return len(c.resched) == 0 })
+	return append(empty, full...)
+}
+
+// drift is B.6: the first drifted node (in driftCandidates order) whose
+// pool has budget for Drifted and whose pods all find a place, replaced by
+// every NodeClaim the simulation needs (no price check, n may exceed 1).
+func (m *model) drift() (*proposal, error) {
+	budgets := m.budgets(ReasonDrifted)
+	for _, c := range m.driftCandidates(false) {
+		if budgets.left[c.n.poolName] == 0 {
+			continue
+		}
+		sim, err := m.simulate(simInput{cands: []*candidate{c}})
+		if err != nil {
+			return nil, err
+		}
+		if !sim.ok() {
+			continue
+		}
+		p := &proposal{method: MethodDrift, reason: ReasonDrifted, cands: []*candidate{c}, sim: sim}
+		for _, nc := range sim.res.NodeClaims {
+			r, err := m.newReplacement(nc)
+			if err != nil {
+				return nil, err
+			}
+			p.repls = append(p.repls, r)
+		}
+		return p, nil
+	}
+	return nil, nil
+}
+
+// consolidationCandidates are the nodes multi- and single-node
+// consolidation may take (A.3, D-013 to D-020), sorted by savings ratio;
+// all are every node that passed the generic rules (Balanced totals count
+// them all).
+func (m *model) consolidationCandidates() (cands, all []*candidate) {
+	for _, n := range m.nodes {
+		c, w := m.newCandidate(n, graceful)
+		if w != nil {
+			continue
+		}
+		all = append(all, c)
+		if w, ok := m.underutilizedRules(c); w == nil && ok {
+			cands = append(cands, c)
+		}
+	}
+	sortBySavingsRatio(cands)
+	return cands, all
+}
+
+// multiNode is B.8: a binary search over prefixes of the candidates (kept
+// while their pool has budget, at most 100 plus one), returning the
+// largest valid prefix found; a replace is valid when the same-type filter
+// leaves options and every Balanced pool approves.
+func (m *model) multiNode() (*proposal, error) {
+	cands, all := m.consolidationCandidates()
+	budgets := m.budgets(ReasonUnderutilized)
+	var kept []*candidate
+	for _, c := range cands {
+		if budgets.take(c.n.poolName) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) < 2 {
+		return nil, nil
+	}
+	totals := m.poolTotals(all)
+	lo, hi := 1, min(len(kept), 100)
+	if len(kept) <= hi {
+		hi = len(kept) - 1
+	}
+	var last *proposal
+	probes := 0
+	for lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes) {
+		mid := (lo + hi) / 2
+		probes++
+		p, _, err := m.consolidate(kept[:mid+1], MethodMultiNode)
+		if err != nil {
+			return nil, err
+		}
+		valid := p != nil && (len(p.repls) == 0 || m.sameTypeFilter(p))
+		if valid {
+			valid, _ = m.approve(p, totals)
+		}
+		if valid {
+			last, lo = p, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return last, nil
+}
+
+// singleNode is B.9: candidates by savings ratio, interleaved round-robin
+// by NodePool (pools by name: Karpenter's map order is not deterministic);
+// the first that its pool's budget allows, that Balanced lets through and
+// whose consolidation succeeds. whys records why each candidate tried
+// failed.
+func (m *model) singleNode(whys map[*node]*why) (*proposal, error) {
+	cands, all := m.consolidationCandidates()
+	totals := m.poolTotals(all)
+	budgets := m.budgets(ReasonUnderutilized)
+	probes := 0
+	for _, c := range interleave(cands) {
+		if budgets.left[c.n.poolName] == 0 {
+			whys[c.n] = budgets.why[c.n.poolName]
+			continue
+		}
+		if w := m.canPass(c, totals); w != nil {
+			whys[c.n] = w
+			continue
+		}
+		if m.cfg.maxProbes > 0 && probes >= m.cfg.maxProbes {
+			break
+		}
+		probes++
+		p, w, err := m.consolidate([]*candidate{c}, MethodSingleNode)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			whys[c.n] = w
+			continue
+		}
+		if ok, w := m.approve(p, totals); !ok {
+			whys[c.n] = w
+			continue
+		}
+		return p, nil
+	}
+	return nil, nil
+}
+
+// interleave takes one candidate of each pool in turn (pools by name),
+// keeping each pool's order.
+func interleave(cs []*candidate) []*candidate {
+	byPool := map[string][]*candidate{}
+	var pools []string
+	for _, c := range cs {
+		if _, ok := byPool[c.n.poolName]; !ok {
+			pools = append(pools, c.n.poolName)
+		}
+		byPool[c.n.poolName] = append(byPool[c.n.poolName], c)
+	}
+	slices.Sort(pools)
+	out := make([]*candidate, 0, len(cs))
+	for i := 0; len(out) < len(cs); i++ {
+		for _, p := range pools {
+			if i < len(byPool[p]) {
+				out = append(out, byPool[p][i])
+			}
+		}
+	}
+	return out
+}

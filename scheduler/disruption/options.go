@@ -1,0 +1,139 @@
+package disruption
+
+import (
+	"fmt"
+
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+// Option configures one Plan. Options are resolved once and validated; an
+// invalid option is an error from Plan.
+type Option func(*config)
+
+// Search chooses how consolidation looks for commands. It never changes the
+// safety rules (candidates, PodDisruptionBudgets, do-not-disrupt, budgets,
+// consolidateAfter, the simulation).
+type Search string
+
+const (
+	// SearchKarpenter is Karpenter's search, faithfully: Emptiness, then
+	// StaticDrift, Drift, multi-node consolidation (a binary search over
+	// prefixes of the candidates sorted by savings ratio, m→1 or m→0) and
+	// single-node consolidation, one command per round.
+	SearchKarpenter Search = "karpenter"
+	// SearchGlobal searches subsets rather than prefixes, allows m→n
+	// replacements when they cost less in total, treats NodePools
+	// independently (a pending pod of one pool never blocks another),
+	// skips commands below the minimum saving, never disrupts what an
+	// earlier command created or filled, and prefers the fewest disrupted
+	// nodes for a saving.
+	SearchGlobal Search = "global"
+)
+
+// DefaultSpotToSpotMinTypes is Karpenter's floor of cheaper spot instance
+// types a single spot node needs before it is replaced by another spot node
+// (MinInstanceTypesForSpotToSpotConsolidation).
+const DefaultSpotToSpotMinTypes = 15
+
+// DefaultBalancedK is Karpenter's k of the Balanced policy: a move is
+// approved when its share of the pool's savings is at least 1/k of its
+// share of the pool's disruption.
+const DefaultBalancedK = 2
+
+type config struct {
+	search          Search
+	maxCommands     int
+	spotToSpot      bool
+	spotMinTypes    int
+	minSavings      float64
+	minSavingsRatio float64
+	balancedK       float64
+	solveOpts       []scheduler.Option
+	noRepack        bool
+	maxProbes       int
+}
+
+// WithSearch chooses the search (default SearchKarpenter).
+func WithSearch(s Search) Option { return func(c *config) { c.search = s } }
+
+// WithMaxCommands stops after n commands (0, the default, converges: it
+// applies each command to the model and repeats until no method finds one).
+// WithMaxCommands(1) answers "what would Karpenter do now".
+func WithMaxCommands(n int) Option { return func(c *config) { c.maxCommands = n } }
+
+// WithSpotToSpot turns on Karpenter's SpotToSpotConsolidation feature gate
+// (off by default, as in Karpenter): a spot node may then be replaced by a
+// cheaper spot node. A single node needs at least minCheaperTypes cheaper
+// spot instance types (Karpenter: DefaultSpotToSpotMinTypes), and its
+// replacement lists the cheapest minCheaperTypes of them.
+func WithSpotToSpot(minCheaperTypes int) Option {
+	return func(c *config) { c.spotToSpot, c.spotMinTypes = true, minCheaperTypes }
+}
+
+// WithMinSavings sets the least a command of SearchGlobal must save, per
+// hour and as a fraction of the price of the nodes it disrupts (both must
+// hold). SearchKarpenter takes any positive saving, as Karpenter does; the
+// option is an error there.
+func WithMinSavings(perHour, fraction float64) Option {
+	return func(c *config) { c.minSavings, c.minSavingsRatio = perHour, fraction }
+}
+
+// WithBalancedK sets the k of the Balanced consolidation policy (default
+// DefaultBalancedK).
+func WithBalancedK(k float64) Option { return func(c *config) { c.balancedK = k } }
+
+// WithSchedulerOptions passes options to every scheduler.Solve of the
+// simulation (a preference or minValues policy, say). The cluster's own
+// state (nodes, pods, DaemonSets, volumes, namespaces) comes from the
+// Cluster; options that set it are not allowed here.
+func WithSchedulerOptions(opts ...scheduler.Option) Option {
+	return func(c *config) { c.solveOpts = append(c.solveOpts, opts...) }
+}
+
+// WithoutRepack skips the repack figures of the summary (a Solve of every
+// pod of the cluster on new nodes).
+func WithoutRepack() Option { return func(c *config) { c.noRepack = true } }
+
+// WithMaxProbes bounds the simulations one round of a method may run
+// (default 0: no bound). Karpenter bounds its rounds by time (1 minute for
+// multi-node, 3 for single-node consolidation); a bound on work keeps the
+// answer independent of the machine.
+func WithMaxProbes(n int) Option { return func(c *config) { c.maxProbes = n } }
+
+func resolve(opts []Option) (config, error) {
+	c := config{search: SearchKarpenter, spotMinTypes: DefaultSpotToSpotMinTypes, balancedK: DefaultBalancedK,
+		minSavings: -1, minSavingsRatio: -1}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	switch c.search {
+	case SearchKarpenter:
+		if c.minSavings >= 0 || c.minSavingsRatio >= 0 {
+			return c, fmt.Errorf("minimum savings: only the global search has one (Karpenter takes any positive saving)")
+		}
+	case SearchGlobal:
+	default:
+		return c, fmt.Errorf("search %q: want %s or %s", c.search, SearchKarpenter, SearchGlobal)
+	}
+	if c.minSavings < 0 {
+		c.minSavings = 0
+	}
+	if c.minSavingsRatio < 0 {
+		c.minSavingsRatio = 0
+	}
+	if c.minSavingsRatio >= 1 {
+		return c, fmt.Errorf("minimum savings fraction %v: must be below 1", c.minSavingsRatio)
+	}
+	if c.maxCommands < 0 || c.maxProbes < 0 {
+		return c, fmt.Errorf("max commands %d, max probes %d: must not be negative", c.maxCommands, c.maxProbes)
+	}
+	if c.spotMinTypes < 1 {
+		return c, fmt.Errorf("spot-to-spot minimum types %d: must be at least 1", c.spotMinTypes)
+	}
+	if c.balancedK <= 0 {
+		return c, fmt.Errorf("balanced k %v: must be positive", c.balancedK)
+	}
+	return c, nil
+}

@@ -1,0 +1,212 @@
+package disruption
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+// gateTaint keeps pods moved by consolidation off a destination still inside
+// its consolidateAfter window (B.2.5): such a node carries it in the
+// simulation's copy, and the pods that may still land there (pending pods,
+// pods of nodes being deleted) tolerate it. It never reaches the output.
+func gateTaint() corev1.Taint {
+	return corev1.Taint{Key: "disruption.nodeplan.io/consolidate-after", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+}
+
+// simulation is one Solve of the pods that need a new home when some nodes
+// go (B.2): the movable pods of the candidates, the pending pods and the
+// movable pods of nodes already being deleted, over the remaining nodes.
+type simulation struct {
+	res scheduler.Result
+	// pods are the pods given to Solve, by key, and where each came from.
+	pods map[string]*simPod
+	// unplaced is the first pod (by name) that was not pending and found
+	// no place, with its reason; uninit a pod that would land on a node
+	// that is not initialized.
+	unplaced *scheduler.PodError
+	uninit   *simPlacement
+}
+
+// simPod is one pod of a simulation.
+type simPod struct {
+	p    *pod
+	obj  *corev1.Pod // what Solve saw
+	from string      // the candidate it leaves; "" when pending
+	// deleting: it comes from a node already being deleted.
+	deleting bool
+}
+
+type simPlacement struct{ pod, node string }
+
+// simInput describes one simulation.
+type simInput struct {
+	cands []*candidate
+	// gate applies the consolidateAfter gate on destinations
+	// (consolidation, not drift).
+	gate bool
+	// pending filters the pending pods to include (nil: all of them).
+	pending func(*pod) bool
+	// noPools plans no NodeClaim: the pods may only take existing nodes
+	// (where the kube-scheduler would bind them).
+	noPools bool
+}
+
+// simulate runs one simulation.
+func (m *model) simulate(in simInput) (*simulation, error) {
+	out := &simulation{pods: map[string]*simPod{}}
+	leaving := map[string]bool{}
+	for _, c := range in.cands {
+		leaving[c.n.name] = true
+	}
+	var pods []*corev1.Pod
+	add := func(sp *simPod) {
+		out.pods[sp.p.key] = sp
+		pods = append(pods, sp.obj)
+	}
+	var nodes []*corev1.Node
+	var bound []*corev1.Pod
+	for _, n := range m.nodes {
+		switch {
+		case leaving[n.name]:
+		case n.deleting:
+			for _, p := range m.deletingMovable(n) {
+				add(&simPod{p: p, obj: p.unbound(in.gate), from: n.name, deleting: true})
+			}
+		default:
+			obj := n.obj
+			if in.gate && m.underConsolidateAfter(n) {
+				obj = n.gated()
+			}
+			nodes = append(nodes, obj)
+			for _, p := range n.pods {
+				bound = append(bound, p.obj)
+			}
+		}
+	}
+	for _, c := range in.cands {
+		for _, p := range c.movable {
+			add(&simPod{p: p, obj: p.unbound(false), from: c.n.name})
+		}
+	}
+	for _, p := range m.pending {
+		if in.pending == nil || in.pending(p) {
+			add(&simPod{p: p, obj: p.unbound(in.gate)})
+		}
+	}
+	opts := m.solveOptions(nodes, bound)
+	pools := m.nodePools
+	if in.noPools {
+		pools = nil
+	}
+	res, err := scheduler.Solve(pods, pools, m.catalog, opts...)
+	if err != nil {
+		return nil, err
+	}
+	out.res = res
+	m.checkSimulation(out)
+	return out, nil
+}
+
+// solveOptions are the options of every simulation: the remaining nodes
+// and their pods, the cluster's other state and the caller's options.
+func (m *model) solveOptions(nodes []*corev1.Node, bound []*corev1.Pod) []scheduler.Option {
+	return append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptions()...)
+}
+
+// clusterOptions carry the DaemonSets, volumes and namespaces, and the
+// caller's scheduler options.
+func (m *model) clusterOptions() []scheduler.Option {
+	c := m.cluster
+	var opts []scheduler.Option
+	if len(c.DaemonSets) > 0 {
+		opts = append(opts, scheduler.WithDaemonSets(c.DaemonSets))
+	}
+	if len(c.PVCs)+len(c.PVs)+len(c.StorageClasses) > 0 {
+		opts = append(opts, scheduler.WithVolumes(c.PVCs, c.PVs, c.StorageClasses))
+	}
+	if len(c.Namespaces) > 0 {
+		opts = append(opts, scheduler.WithNamespaces(c.Namespaces))
+	}
+	return append(opts, m.cfg.solveOpts...)
+}
+
+// checkSimulation finds the first pod that was not pending and has no place
+// (AllNonPendingPodsScheduled), and a moved pod that would land on an
+// existing node that is not initialized (B.2.8).
+func (m *model) checkSimulation(s *simulation) {
+	for i := range s.res.PodErrors {
+		e := &s.res.PodErrors[i]
+		if sp := s.pods[e.Pod]; sp != nil && sp.from != "" {
+			if s.unplaced == nil || e.Pod < s.unplaced.Pod {
+				s.unplaced = e
+			}
+		}
+	}
+	for _, en := range s.res.ExistingNodes {
+		n := m.byName[en.Name]
+		if n == nil || n.initialized {
+			continue
+		}
+		for _, key := range en.Pods {
+			if sp := s.pods[key]; sp != nil && sp.from != "" && !sp.deleting {
+				if s.uninit == nil || key < s.uninit.pod {
+					s.uninit = &simPlacement{pod: key, node: en.Name}
+				}
+			}
+		}
+	}
+}
+
+// ok: every pod that was not pending has a place on an initialized node.
+func (s *simulation) ok() bool { return s.unplaced == nil && s.uninit == nil }
+
+// deletingMovable are the pods of a node being deleted that need a new
+// home: reschedulable, not protected by do-not-disrupt or a fully blocking
+// PodDisruptionBudget.
+func (m *model) deletingMovable(n *node) []*pod {
+	var out []*pod
+	for _, p := range n.pods {
+		if p.reschedulable() && p.disruptable(m.now) && evictionBlock(m.pdbs, p, m.now, true) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unbound returns the pod as Solve takes a pod to place: without
+// spec.nodeName and, when tolerate is set, tolerating the gate taint. The
+// copy is made once per pod and shared (never written).
+func (p *pod) unbound(tolerate bool) *corev1.Pod {
+	if tolerate {
+		if p.tolerant == nil {
+			c := p.unbound(false).DeepCopy()
+			t := gateTaint()
+			c.Spec.Tolerations = append(c.Spec.Tolerations, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpEqual, Value: t.Value, Effect: t.Effect})
+			p.tolerant = c
+		}
+		return p.tolerant
+	}
+	if p.loose == nil {
+		if p.obj.Spec.NodeName == "" {
+			p.loose = p.obj
+		} else {
+			c := p.obj.DeepCopy()
+			c.Spec.NodeName = ""
+			p.loose = c
+		}
+	}
+	return p.loose
+}
+
+// gated returns the node with the gate taint (made once per node).
+func (n *node) gated() *corev1.Node {
+	if n.gatedObj == nil {
+		c := n.obj.DeepCopy()
+		c.Spec.Taints = append(slices.Clone(c.Spec.Taints), gateTaint())
+		n.gatedObj = c
+	}
+	return n.gatedObj
+}
