@@ -5,10 +5,13 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
@@ -101,6 +104,11 @@ func (m *model) launch(nc scheduler.NodeClaim, index int) *node {
 
 func (m *model) remove(n *node, index int) {
 	n.disruptedBy = index
+	for _, p := range n.pods {
+		if p.active() {
+			n.podsAtRemoval++
+		}
+	}
 	i := slices.Index(m.nodes, n)
 	m.nodes = slices.Delete(m.nodes, i, i+1)
 	delete(m.byName, n.name)
@@ -113,23 +121,19 @@ func (m *model) insert(n *node) {
 	m.byName[n.name] = n
 }
 
-// bindPlaced binds every pod the simulation placed (but those of nodes
-// already being deleted, which are not this command's) and returns the
+// bindPlaced binds every pod the simulation placed (pods of nodes already
+// being deleted too: the replacements were sized for them) and returns the
 // moves, sorted by pod.
 func (m *model) bindPlaced(s *simulation, dest map[string]string, index int) []Move {
 	moves := []Move{}
 	if s == nil {
 		return moves
 	}
-	place := func(simNode string, keys []string) {
-		to := simNode
-		if d, ok := dest[simNode]; ok {
-			to = d
-		}
+	place := func(to string, keys []string) {
 		n := m.byName[to]
 		for _, key := range keys {
 			sp := s.pods[key]
-			if sp == nil || sp.deleting || n == nil {
+			if sp == nil || n == nil {
 				continue
 			}
 			m.bind(sp, n, index)
@@ -140,7 +144,7 @@ func (m *model) bindPlaced(s *simulation, dest map[string]string, index int) []M
 		place(en.Name, en.Pods)
 	}
 	for _, nc := range s.res.NodeClaims {
-		place(nc.Name, nc.Pods)
+		place(dest[nc.Name], nc.Pods) // the simulation's name is not the node's
 	}
 	slices.SortFunc(moves, func(a, b Move) int { return strings.Compare(a.Pod, b.Pod) })
 	return moves
@@ -150,6 +154,8 @@ func (m *model) bindPlaced(s *simulation, dest map[string]string, index int) []M
 func (m *model) bind(sp *simPod, n *node, index int) {
 	if sp.from == "" {
 		m.pending = slices.DeleteFunc(m.pending, func(p *pod) bool { return p == sp.p })
+	} else if src := m.byName[sp.from]; src != nil {
+		src.pods = slices.DeleteFunc(src.pods, func(p *pod) bool { return p == sp.p })
 	}
 	obj := sp.p.obj.DeepCopy()
 	obj.Spec.NodeName = n.name
@@ -188,5 +194,79 @@ func (m *model) leavePending(p *proposal, moves []Move) []string {
 	}
 	slices.SortFunc(m.pending, comparePods)
 	slices.Sort(out)
+	return out
+}
+
+// Apply carries a command out on a cluster and returns the cluster it
+// leaves (the input is not modified): the command's nodes and their
+// NodeClaims go, each replacement comes up as a Node and a NodeClaim
+// (Launch, at now), every moved pod is bound to its new node, and the
+// other reschedulable pods of the removed nodes become pending (their
+// DaemonSet and mirror pods go with them). Applying a plan's commands in
+// order gives the cluster the plan ends with.
+func Apply(c Cluster, cmd Command, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time) (Cluster, error) {
+	removed := map[string]bool{}
+	for _, n := range cmd.Nodes {
+		removed[n.Name] = true
+	}
+	out := c
+	out.Nodes, out.NodeClaims, out.Pods = nil, nil, nil
+	have := map[string]bool{}
+	for _, n := range c.Nodes {
+		have[n.Name] = true
+		if !removed[n.Name] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	for _, n := range cmd.Nodes {
+		if !have[n.Name] {
+			return Cluster{}, fmt.Errorf("command removes node %s, which the cluster does not have", n.Name)
+		}
+	}
+	for _, nc := range c.NodeClaims {
+		if !removed[nc.Name] && !removed[nc.Status.NodeName] {
+			out.NodeClaims = append(out.NodeClaims, nc)
+		}
+	}
+	pools := map[string]*nodepool.NodePool{}
+	for i := range nodePools {
+		pools[nodePools[i].Name] = &nodePools[i]
+	}
+	for _, r := range cmd.Replacements {
+		n, claim := Launch(r, pools[r.NodePool], catalog, now)
+		out.Nodes = append(out.Nodes, n)
+		out.NodeClaims = append(out.NodeClaims, claim)
+	}
+	out.Pods = applyMoves(c.Pods, cmd, removed)
+	return out, nil
+}
+
+// applyMoves rebinds the moved pods and makes the other pods of removed
+// nodes pending (reschedulable ones) or gone.
+func applyMoves(pods []*corev1.Pod, cmd Command, removed map[string]bool) []*corev1.Pod {
+	to := map[string]string{}
+	for _, mv := range cmd.Moves {
+		to[mv.Pod] = mv.To
+	}
+	var out []*corev1.Pod
+	for _, p := range pods {
+		dst, moved := to[podKey(p)]
+		switch {
+		case moved:
+			c := p.DeepCopy()
+			c.Spec.NodeName, c.DeletionTimestamp = dst, nil
+			c.Status.Phase = corev1.PodRunning
+			out = append(out, c)
+		case removed[p.Spec.NodeName]:
+			if x := newPod(p); x.reschedulable() {
+				c := p.DeepCopy()
+				c.Spec.NodeName, c.DeletionTimestamp = "", nil
+				c.Status = corev1.PodStatus{Phase: corev1.PodPending}
+				out = append(out, c)
+			}
+		default:
+			out = append(out, p)
+		}
+	}
 	return out
 }

@@ -74,6 +74,9 @@ func (m *model) state(n *node, w *why) NodeState {
 			s.Pods++
 		}
 	}
+	if s.Disrupted {
+		s.Pods = n.podsAtRemoval
+	}
 	if w != nil && !s.Disrupted {
 		s.Reason, s.Message = w.code, w.message()
 		if d := w.d; !isZero(d) {

@@ -70,6 +70,7 @@ type node struct {
 	// node and last moved pods onto it (0: none).
 	createdBy, touchedBy int
 	disruptedBy          int
+	podsAtRemoval        int
 	drift                *driftState
 	// gatedObj is obj with the consolidateAfter gate taint (see gated).
 	gatedObj *corev1.Node
