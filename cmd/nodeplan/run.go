@@ -27,6 +27,7 @@ const mainUsage = `nodeplan plans the nodes Karpenter would launch for pending p
 
 Usage:
   nodeplan solve -f PATH [-f PATH ...] [flags]   plan nodes for the pods in manifests
+  nodeplan consolidate -f PATH [flags]           plan which running nodes to delete or replace
   nodeplan catalog [flags]                       list the instance types a plan draws from
   nodeplan version                               print the version
 
@@ -45,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return solveCommand(args[1:], stdout, stderr)
 	case "catalog":
 		return catalogCommand(args[1:], stdout, stderr)
+	case "consolidate":
+		return consolidateCommand(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return versionCommand(stdout)
 	case "help", "-h", "-help", "--help":

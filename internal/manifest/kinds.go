@@ -25,12 +25,18 @@ func kindOf(name string) (kind, bool) {
 	case "Pod":
 		return kind{[]string{"v1"}, true, (*decoder).pod}, true
 	case "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet":
-		return kind{[]string{"apps/v1"}, true, (*decoder).workload}, true
+		return kind{[]string{"apps/v1"}, true, (*decoder).workloadAt}, true
 	case "Job":
-		return kind{[]string{"batch/v1"}, true, (*decoder).workload}, true
+		return kind{[]string{"batch/v1"}, true, (*decoder).workloadAt}, true
 	case "NodePool":
-		return kind{nil, false, (*decoder).nodePool}, true
-	case "Node", "PersistentVolume", "Namespace":
+		return kind{nil, false, (*decoder).nodePoolAt}, true
+	case "Node":
+		return kind{[]string{"v1"}, false, (*decoder).node}, true
+	case "NodeClaim":
+		return kind{[]string{"karpenter.sh/v1"}, false, (*decoder).nodeClaim}, true
+	case "PodDisruptionBudget":
+		return kind{[]string{"policy/v1"}, true, (*decoder).podDisruptionBudget}, true
+	case "PersistentVolume", "Namespace":
 		return kind{[]string{"v1"}, false, (*decoder).cluster}, true
 	case "PersistentVolumeClaim":
 		return kind{[]string{"v1"}, true, (*decoder).cluster}, true

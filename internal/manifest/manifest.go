@@ -39,6 +39,8 @@ type Input struct {
 	PVs            []*corev1.PersistentVolume
 	StorageClasses []*storagev1.StorageClass
 	Namespaces     []*corev1.Namespace
+	// Cluster holds what only a running cluster's dump has (cluster.go).
+	Cluster ClusterObjects
 	// Warnings are the things skipped or guessed, one line each, in input
 	// order.
 	Warnings []string

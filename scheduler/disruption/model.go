@@ -221,7 +221,38 @@ func (m *model) describe(nd *node) error {
 		nd.it = it
 	}
 	nd.price, nd.priceKnown = offeringPrice(nd)
+	if nd.it != nil {
+		nd.obj = completed(n, nd.it)
+	}
 	return nil
+}
+
+// completed returns the node with what a dump may leave out filled in from
+// its instance type: the type's labels the node lacks (every node of the
+// type carries them) and, when the status has neither, its capacity and
+// allocatable. The input is not modified; a node needing nothing is
+// returned as it is.
+func completed(n *corev1.Node, it *instancetypes.InstanceType) *corev1.Node {
+	missing := len(n.Status.Capacity) == 0 && len(n.Status.Allocatable) == 0
+	for k := range it.Labels {
+		if _, ok := n.Labels[k]; !ok {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return n
+	}
+	c := n.DeepCopy()
+	for k, v := range it.Labels {
+		if _, ok := c.Labels[k]; !ok {
+			c.Labels[k] = v
+		}
+	}
+	if len(c.Status.Capacity) == 0 && len(c.Status.Allocatable) == 0 {
+		c.Status.Capacity, c.Status.Allocatable = it.Capacity.DeepCopy(), it.Allocatable().DeepCopy()
+	}
+	return c
 }
 
 // madeClaim is the NodeClaim of a managed Node given without one:

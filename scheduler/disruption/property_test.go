@@ -338,9 +338,10 @@ func shuffle(r *rand.Rand, c randomCase) randomCase {
 	out.cluster.Nodes = slices.Clone(c.cluster.Nodes)
 	out.cluster.Pods = slices.Clone(c.cluster.Pods)
 	out.pools = slices.Clone(c.pools)
-	r.Shuffle(len(out.cluster.Nodes), func(i, j int) { out.cluster.Nodes[i], out.cluster.Nodes[j] = out.cluster.Nodes[j], out.cluster.Nodes[i] })
+	r.Shuffle(len(out.cluster.Nodes), func(i, j int) {
+		out.cluster.Nodes[i], out.cluster.Nodes[j] = out.cluster.Nodes[j], out.cluster.Nodes[i]
+	})
 	r.Shuffle(len(out.cluster.Pods), func(i, j int) { out.cluster.Pods[i], out.cluster.Pods[j] = out.cluster.Pods[j], out.cluster.Pods[i] })
 	r.Shuffle(len(out.pools), func(i, j int) { out.pools[i], out.pools[j] = out.pools[j], out.pools[i] })
 	return out
 }
-
