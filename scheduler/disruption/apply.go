@@ -64,6 +64,7 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 	cmd.Moves = m.bindPlaced(p.sim, dest, index)
 	cmd.Pending = m.leavePending(p, cmd.Moves)
 	m.version++
+	m.invalidate(launched, pendingMoved(p, cmd), limitedGone(p))
 	after := m.totalPrice()
 	cmd.PricePerHourBefore, cmd.PricePerHourAfter = roundPrice(before), roundPrice(after)
 	cmd.SavingsPerHour = roundPrice(before - after)
@@ -269,4 +270,28 @@ func applyMoves(pods []*corev1.Pod, cmd Command, removed map[string]bool) []*cor
 		}
 	}
 	return out
+}
+
+// pendingMoved: the command placed a pending pod or a pod of a node being
+// deleted, or left pods pending.
+func pendingMoved(p *proposal, cmd Command) bool {
+	if len(cmd.Pending) > 0 {
+		return true
+	}
+	for _, mv := range cmd.Moves {
+		if sp := p.sim.pods[mv.Pod]; sp != nil && (sp.from == "" || sp.deleting) {
+			return true
+		}
+	}
+	return false
+}
+
+// limitedGone: a node of a NodePool with limits went.
+func limitedGone(p *proposal) bool {
+	for _, c := range p.cands {
+		if c.n.pool != nil && len(c.n.pool.np.Spec.Limits) > 0 {
+			return true
+		}
+	}
+	return false
 }

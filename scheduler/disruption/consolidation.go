@@ -42,20 +42,35 @@ func (p *proposal) savings() float64 {
 // than the candidates by its worst launch price; otherwise nothing, with the
 // reason.
 func (m *model) consolidate(cands []*candidate, method Method) (*proposal, *why, error) {
-	sim, err := m.simulate(simInput{cands: cands, gate: true})
+	key := m.cacheKey("consolidate", cands)
+	if w := m.cached(key); w != nil {
+		return nil, w, nil
+	}
+	p, w, err := m.consolidateOnce(cands, method)
+	if w != nil {
+		m.remember(key, p.simOrNil(), w)
+		p = nil
+	}
+	return p, w, err
+}
+
+// consolidateOnce is consolidate without the cache; on failure it still
+// returns the proposal (with its simulation) beside the reason.
+func (m *model) consolidateOnce(cands []*candidate, method Method) (*proposal, *why, error) {
+	sim, err := m.simulate(simInput{cands: cands, gate: true, method: method})
 	if err != nil {
 		return nil, nil, err
 	}
-	if w := sim.failure(); w != nil {
-		return nil, w, nil
-	}
 	p := &proposal{method: method, reason: ReasonUnderutilized, cands: cands, sim: sim}
+	if w := sim.failure(); w != nil {
+		return p, w, nil
+	}
 	claims := sim.res.NodeClaims
 	switch {
 	case len(claims) == 0:
 		return p, nil, nil
 	case len(claims) > 1:
-		return nil, keep(KeepTooManyNodes, Details{NodeClaims: len(claims)}), nil
+		return p, keep(KeepTooManyNodes, Details{NodeClaims: len(claims)}), nil
 	}
 	r, err := m.newReplacement(claims[0])
 	if err != nil {
@@ -72,7 +87,7 @@ func (m *model) consolidate(cands []*candidate, method Method) (*proposal, *why,
 	}
 	r.filterByPrice(price)
 	if w := m.noCheaper(r, price); w != nil {
-		return nil, w, nil
+		return p, w, nil
 	}
 	if r.allows("spot") && r.allows("on-demand") {
 		r.pinSpot() // the filter assumed spot prices (B.3.7)
@@ -98,18 +113,18 @@ func (m *model) noCheaper(r *replacement, price float64) *why {
 // cheapest of them only.
 func (m *model) spotToSpot(p *proposal, r *replacement, price float64) (*proposal, *why, error) {
 	if !m.cfg.spotToSpot {
-		return nil, keep(KeepSpotToSpot, Details{Disabled: true}), nil
+		return p, keep(KeepSpotToSpot, Details{Disabled: true}), nil
 	}
 	r.pinSpot()
 	r.filterByPrice(price)
 	if w := m.noCheaper(r, price); w != nil {
-		return nil, w, nil
+		return p, w, nil
 	}
 	if len(p.cands) > 1 {
 		return p, nil, nil
 	}
 	if len(r.types) < m.cfg.spotMinTypes {
-		return nil, keep(KeepSpotToSpot, Details{CheaperTypes: len(r.types), MinTypes: m.cfg.spotMinTypes}), nil
+		return p, keep(KeepSpotToSpot, Details{CheaperTypes: len(r.types), MinTypes: m.cfg.spotMinTypes}), nil
 	}
 	n := m.cfg.spotMinTypes
 	if need := minValuesPrefix(r.types, m.minValuesReqs(r)); need > n {
@@ -117,6 +132,14 @@ func (m *model) spotToSpot(p *proposal, r *replacement, price float64) (*proposa
 	}
 	r.types = r.types[:min(n, len(r.types))]
 	return p, nil, nil
+}
+
+// simOrNil is the proposal's simulation, or nil.
+func (p *proposal) simOrNil() *simulation {
+	if p == nil {
+		return nil
+	}
+	return p.sim
 }
 
 // failure is why a simulation does not allow the command, or nil.

@@ -34,7 +34,7 @@ func (m *model) expiration(whys map[*node]*why) (*proposal, error) {
 			}
 			continue
 		}
-		sim, err := m.simulate(simInput{cands: []*candidate{c}})
+		sim, err := m.simulate(simInput{cands: []*candidate{c}, method: MethodExpiration})
 		if err != nil {
 			return nil, err
 		}

@@ -69,7 +69,7 @@ func (m *model) drift() (*proposal, error) {
 		if budgets.left[c.n.poolName] == 0 {
 			continue
 		}
-		sim, err := m.simulate(simInput{cands: []*candidate{c}})
+		sim, err := m.simulate(simInput{cands: []*candidate{c}, method: MethodDrift})
 		if err != nil {
 			return nil, err
 		}
@@ -134,11 +134,11 @@ func (m *model) multiNode() (*proposal, error) {
 	for lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes) {
 		mid := (lo + hi) / 2
 		probes++
-		p, _, err := m.consolidate(kept[:mid+1], MethodMultiNode)
+		p, err := m.multiProbe(kept[:mid+1])
 		if err != nil {
 			return nil, err
 		}
-		valid := p != nil && (len(p.repls) == 0 || m.sameTypeFilter(p))
+		valid := p != nil
 		if valid {
 			valid, _ = m.approve(p, totals)
 		}
@@ -149,6 +149,25 @@ func (m *model) multiNode() (*proposal, error) {
 		}
 	}
 	return last, nil
+}
+
+// multiProbe is one probe of the binary search: consolidate the prefix,
+// then apply the same-type filter to a replace (a failure of the filter is
+// remembered like a failed simulation).
+func (m *model) multiProbe(prefix []*candidate) (*proposal, error) {
+	key := m.cacheKey("same-type", prefix)
+	if m.cached(key) != nil {
+		return nil, nil
+	}
+	p, _, err := m.consolidate(prefix, MethodMultiNode)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	if len(p.repls) > 0 && !m.sameTypeFilter(p) {
+		m.remember(key, p.sim, keep(KeepNoCheaper, Details{Price: p.price()}))
+		return nil, nil
+	}
+	return p, nil
 }
 
 // singleNode is B.9: candidates by savings ratio, interleaved round-robin

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -39,6 +40,17 @@ type model struct {
 	names map[string]bool
 	// version changes whenever a command is applied.
 	version int
+	stats   Stats
+	cache   failCache
+	// anti are the cluster's required anti-affinity terms, as of
+	// antiVersion-1.
+	anti        []antiTerm
+	antiVersion int
+	// view, viewDS and keys serve the simulation's reduced input (view.go).
+	view   *viewState
+	viewDS []*appsv1.DaemonSet
+	keys   map[string]bool
+	ladder *priceLadder
 }
 
 // node is one node of the model.

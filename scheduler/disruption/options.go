@@ -51,6 +51,11 @@ type config struct {
 	solveOpts       []scheduler.Option
 	noRepack        bool
 	maxProbes       int
+	// fullSim gives every simulation the whole cluster (tests compare it
+	// with the view).
+	fullSim bool
+	// noCache turns the failure cache off (tests).
+	noCache bool
 }
 
 // WithSearch chooses the search (default SearchKarpenter).

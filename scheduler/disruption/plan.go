@@ -63,7 +63,7 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Commands: cmds, Nodes: nodes}
+	res := Result{Commands: cmds, Nodes: nodes, Stats: m.stats}
 	res.Summary = m.summary(start, cmds)
 	if !cfg.noRepack {
 		if res.Summary.RepackPricePerHour, res.Summary.RepackLowerBound, err = m.repack(); err != nil {

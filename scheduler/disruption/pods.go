@@ -36,6 +36,7 @@ type pod struct {
 	priority int32
 	// loose and tolerant are copies for Solve (see unbound).
 	loose, tolerant *corev1.Pod
+	req             corev1.ResourceList // see requests
 }
 
 type doNotDisrupt int

@@ -320,6 +320,9 @@ func TestPlanProperties(t *testing.T) {
 				if t.Failed() {
 					t.Fatalf("seed %d", seed)
 				}
+				if seed%4 == 0 {
+					checkShortcuts(t, seed, c, catalog, res, search)
+				}
 				shuffled := shuffle(r, c)
 				again, err := disruption.Plan(shuffled.cluster, shuffled.pools, catalog, testNow(), disruption.WithSearch(search))
 				require.NoError(t, err)
@@ -344,4 +347,30 @@ func shuffle(r *rand.Rand, c randomCase) randomCase {
 	r.Shuffle(len(out.cluster.Pods), func(i, j int) { out.cluster.Pods[i], out.cluster.Pods[j] = out.cluster.Pods[j], out.cluster.Pods[i] })
 	r.Shuffle(len(out.pools), func(i, j int) { out.pools[i], out.pools[j] = out.pools[j], out.pools[i] })
 	return out
+}
+
+// checkShortcuts: the reduced view must not change a plan (the whole
+// cluster given to every simulation gives the same bytes), and the failure
+// cache must not change the commands (a cached reason may name another pod
+// than a fresh simulation would).
+func checkShortcuts(t *testing.T, seed uint64, c randomCase, catalog instancetypes.Catalog, res disruption.Result, search disruption.Search) {
+	t.Helper()
+	plan := func(opts ...disruption.Option) []byte {
+		out, err := disruption.Plan(c.cluster, c.pools, catalog, testNow(), append(opts, disruption.WithSearch(search))...)
+		require.NoError(t, err)
+		b, _ := json.Marshal(out)
+		return b
+	}
+	full := plan(disruption.WithFullSimulation(), disruption.WithoutCache())
+	view := plan(disruption.WithoutCache())
+	if string(full) != string(view) {
+		t.Fatalf("seed %d: the view changes the plan:\n%s\n%s", seed, full, view)
+	}
+	var uncached disruption.Result
+	require.NoError(t, json.Unmarshal(view, &uncached))
+	a, _ := json.Marshal(res.Commands)
+	b, _ := json.Marshal(uncached.Commands)
+	if string(a) != string(b) {
+		t.Fatalf("seed %d: the cache changes the commands:\n%s\n%s", seed, a, b)
+	}
 }

@@ -12,6 +12,16 @@ type Result struct {
 	Commands []Command   `json:"commands"`
 	Nodes    []NodeState `json:"nodes"`
 	Summary  Summary     `json:"summary"`
+	// Stats counts the work done (Go only).
+	Stats Stats `json:"-"`
+}
+
+// Stats counts the simulations of a plan: how many ran, per method, how
+// many pods they placed in all, and how many a cache answered.
+type Stats struct {
+	Simulations   map[Method]int
+	PodsSimulated int
+	CacheHits     int
 }
 
 // Method names the disruption method that produced a command.

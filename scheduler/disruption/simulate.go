@@ -3,8 +3,10 @@ package disruption
 import (
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
@@ -52,6 +54,10 @@ type simInput struct {
 	// noPools plans no NodeClaim: the pods may only take existing nodes
 	// (where the kube-scheduler would bind them).
 	noPools bool
+	// method is the method asking, for Stats.
+	method Method
+	// full gives Solve the whole cluster rather than the view (tests).
+	full bool
 }
 
 // simulate runs one simulation.
@@ -61,53 +67,111 @@ func (m *model) simulate(in simInput) (*simulation, error) {
 	for _, c := range in.cands {
 		leaving[c.n.name] = true
 	}
-	var pods []*corev1.Pod
-	add := func(sp *simPod) {
+	order := m.simPods(in, leaving)
+	pods := make([]*corev1.Pod, len(order))
+	for i, sp := range order {
 		out.pods[sp.p.key] = sp
-		pods = append(pods, sp.obj)
+		pods[i] = sp.obj
 	}
-	var nodes []*corev1.Node
-	var bound []*corev1.Pod
-	for _, n := range m.nodes {
-		switch {
-		case leaving[n.name]:
-		case n.deleting:
-			for _, p := range m.deletingMovable(n) {
-				add(&simPod{p: p, obj: p.unbound(in.gate), from: n.name, deleting: true})
-			}
-		default:
-			obj := n.obj
-			if in.gate && m.underConsolidateAfter(n) {
-				obj = n.gated()
-			}
-			nodes = append(nodes, obj)
-			for _, p := range n.pods {
-				bound = append(bound, p.obj)
-			}
+	var opts []scheduler.Option
+	catalog := m.catalog
+	if nodes, bound, ok := m.reduced(order, in.gate, leaving); ok && !in.full && !m.cfg.fullSim {
+		opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
+		if c, ok := m.priceBound(in, order); ok {
+			catalog = c
+			opts = append(opts, scheduler.WithSchema(m.catalog.Schema()))
 		}
+	} else {
+		nodes, bound := m.fullInput(in.gate, leaving)
+		opts = m.solveOptions(nodes, bound)
 	}
-	for _, c := range in.cands {
-		for _, p := range c.movable {
-			add(&simPod{p: p, obj: p.unbound(false), from: c.n.name})
-		}
-	}
-	for _, p := range m.pending {
-		if in.pending == nil || in.pending(p) {
-			add(&simPod{p: p, obj: p.unbound(in.gate)})
-		}
-	}
-	opts := m.solveOptions(nodes, bound)
 	pools := m.nodePools
-	if in.noPools {
+	switch {
+	case in.noPools:
 		pools = nil
+	case !in.full && !m.cfg.fullSim:
+		pools = m.usablePools(order)
 	}
-	res, err := scheduler.Solve(pods, pools, m.catalog, opts...)
+	if m.stats.Simulations == nil {
+		m.stats.Simulations = map[Method]int{}
+	}
+	m.stats.Simulations[in.method]++
+	m.stats.PodsSimulated += len(pods)
+	res, err := scheduler.Solve(pods, pools, catalog, opts...)
 	if err != nil {
 		return nil, err
 	}
 	out.res = res
 	m.checkSimulation(out)
 	return out, nil
+}
+
+// priceBound returns the catalog of types cheaper than the candidates when
+// the simulation is a consolidation that may use one (catalogs.go).
+func (m *model) priceBound(in simInput, pods []*simPod) (instancetypes.Catalog, bool) {
+	if !in.gate || len(in.cands) == 0 {
+		return instancetypes.Catalog{}, false
+	}
+	price := 0.0
+	for _, c := range in.cands {
+		price += c.n.price
+	}
+	entangled := false
+	for _, sp := range pods {
+		if sp.from == "" || sp.deleting {
+			return instancetypes.Catalog{}, false
+		}
+		entangled = entangled || entangledPod(sp.obj) || m.repelled(sp.p)
+	}
+	if entangled && !zoneTopologyOnly(pods) {
+		return instancetypes.Catalog{}, false
+	}
+	return m.cheaperThan(price, entangled)
+}
+
+// simPods are the pods a simulation places: the movable pods of the nodes
+// being deleted, of the candidates, and the pending pods.
+func (m *model) simPods(in simInput, leaving map[string]bool) []*simPod {
+	var out []*simPod
+	for _, n := range m.nodes {
+		if n.deleting && !leaving[n.name] {
+			for _, p := range m.deletingMovable(n) {
+				out = append(out, &simPod{p: p, obj: p.unbound(in.gate), from: n.name, deleting: true})
+			}
+		}
+	}
+	for _, c := range in.cands {
+		for _, p := range c.movable {
+			out = append(out, &simPod{p: p, obj: p.unbound(false), from: c.n.name})
+		}
+	}
+	for _, p := range m.pending {
+		if in.pending == nil || in.pending(p) {
+			out = append(out, &simPod{p: p, obj: p.unbound(in.gate)})
+		}
+	}
+	return out
+}
+
+// fullInput is every remaining node (gated ones with the gate taint) and
+// every pod on them.
+func (m *model) fullInput(gate bool, leaving map[string]bool) ([]*corev1.Node, []*corev1.Pod) {
+	var nodes []*corev1.Node
+	var bound []*corev1.Pod
+	for _, n := range m.nodes {
+		if leaving[n.name] || n.deleting {
+			continue
+		}
+		obj := n.obj
+		if gate && m.underConsolidateAfter(n) {
+			obj = n.gated()
+		}
+		nodes = append(nodes, obj)
+		for _, p := range n.pods {
+			bound = append(bound, p.obj)
+		}
+	}
+	return nodes, bound
 }
 
 // solveOptions are the options of every simulation: the remaining nodes
@@ -119,10 +183,14 @@ func (m *model) solveOptions(nodes []*corev1.Node, bound []*corev1.Pod) []schedu
 // clusterOptions carry the DaemonSets, volumes and namespaces, and the
 // caller's scheduler options.
 func (m *model) clusterOptions() []scheduler.Option {
+	return m.clusterOptionsWith(m.cluster.DaemonSets)
+}
+
+func (m *model) clusterOptionsWith(daemonSets []*appsv1.DaemonSet) []scheduler.Option {
 	c := m.cluster
 	var opts []scheduler.Option
-	if len(c.DaemonSets) > 0 {
-		opts = append(opts, scheduler.WithDaemonSets(c.DaemonSets))
+	if len(daemonSets) > 0 {
+		opts = append(opts, scheduler.WithDaemonSets(daemonSets))
 	}
 	if len(c.PVCs)+len(c.PVs)+len(c.StorageClasses) > 0 {
 		opts = append(opts, scheduler.WithVolumes(c.PVCs, c.PVs, c.StorageClasses))

@@ -1,0 +1,226 @@
+package disruption
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+)
+
+// failCache remembers the consolidation simulations that failed, so that a
+// later round does not run them again while nothing they depend on has
+// changed. Karpenter re-simulates every candidate every round; the answer
+// is the same as long as a failure stays a failure, which holds when the
+// commands since took capacity away rather than adding it:
+//
+//   - the candidates are the same nodes with the same pods (the key holds
+//     each node's name and the command that last changed its pods);
+//   - no pending pod was placed and no pod of a node being deleted moved
+//     (those pods are in every simulation);
+//   - no node was added with room for one of the simulation's pods (room:
+//     its allocatable minus its pods covers the pod's requests in every
+//     resource; the smallest request of each resource bounds them all);
+//   - no node of a NodePool with limits went (limits would free up);
+//   - no pod of the simulation has a topology constraint, pod affinity,
+//     anti-affinity or a host port, and no pod of the cluster has a
+//     required anti-affinity that selects one: those make a simulation
+//     depend on where other pods are.
+//
+// Only failures are kept: a success is acted on or re-simulated.
+type failCache struct {
+	entries map[string]*failEntry
+	// pendingVersion changes when a pending pod or a pod of a deleting
+	// node is placed, or pods become pending.
+	pendingVersion int
+}
+
+type failEntry struct {
+	why     *why
+	min     corev1.ResourceList
+	pending int
+}
+
+// key names a simulation: the method's kind and the candidates with the
+// command that last changed each.
+func (m *model) cacheKey(kind string, cands []*candidate) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	for _, c := range cands {
+		b.WriteString("\x00")
+		b.WriteString(c.n.name)
+		b.WriteString("@")
+		b.WriteString(strconv.Itoa(c.n.touchedBy))
+	}
+	return b.String()
+}
+
+func (m *model) cached(key string) *why {
+	if m.cfg.noCache {
+		return nil
+	}
+	e := m.cache.entries[key]
+	if e == nil || e.pending != m.cache.pendingVersion {
+		return nil
+	}
+	m.stats.CacheHits++
+	return e.why
+}
+
+// remember stores a failure when the simulation is one the cache may keep.
+func (m *model) remember(key string, sim *simulation, w *why) {
+	if sim == nil || !m.cacheable(sim) {
+		return
+	}
+	if m.cache.entries == nil {
+		m.cache.entries = map[string]*failEntry{}
+	}
+	m.cache.entries[key] = &failEntry{why: w, min: minRequests(sim), pending: m.cache.pendingVersion}
+}
+
+// cacheable: no pod of the simulation depends on where other pods are.
+func (m *model) cacheable(sim *simulation) bool {
+	for _, sp := range sim.pods {
+		if entangledPod(sp.obj) || hostPorts(sp.obj) || m.repelled(sp.p) {
+			return false
+		}
+	}
+	return true
+}
+
+// repelled: some pod of the cluster has a required anti-affinity term that
+// selects p.
+func (m *model) repelled(p *pod) bool {
+	for _, t := range m.antiAffinity() {
+		if t.selects(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// antiTerm is one required anti-affinity term of a bound pod.
+type antiTerm struct {
+	owner         *pod
+	namespaces    []string
+	allNamespaces bool
+	sel           labels.Selector
+}
+
+func (t antiTerm) selects(p *pod) bool {
+	inNS := t.allNamespaces || slices.Contains(t.namespaces, p.ns) || (len(t.namespaces) == 0 && t.owner.ns == p.ns)
+	return inNS && t.sel.Matches(labels.Set(p.obj.Labels))
+}
+
+// antiAffinity lists the required anti-affinity terms of the cluster's
+// pods (computed once per model version).
+func (m *model) antiAffinity() []antiTerm {
+	if m.antiVersion == m.version+1 {
+		return m.anti
+	}
+	m.anti, m.antiVersion = nil, m.version+1
+	for _, n := range m.nodes {
+		for _, p := range n.pods {
+			a := p.obj.Spec.Affinity
+			if a == nil || a.PodAntiAffinity == nil {
+				continue
+			}
+			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+				if err != nil || t.LabelSelector == nil {
+					continue
+				}
+				m.anti = append(m.anti, antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel})
+			}
+		}
+	}
+	return m.anti
+}
+
+// minRequests is, per resource, the smallest request of the simulation's
+// pods (a resource some pod does not ask for is left out: any room fits).
+func minRequests(sim *simulation) corev1.ResourceList {
+	var out corev1.ResourceList
+	first := true
+	for _, sp := range sim.pods {
+		req := sp.p.requests()
+		if first {
+			out, first = req.DeepCopy(), false
+			continue
+		}
+		for n, q := range out {
+			r, ok := req[n]
+			if !ok {
+				delete(out, n)
+			} else if r.Cmp(q) < 0 {
+				out[n] = r
+			}
+		}
+	}
+	return out
+}
+
+// invalidate drops what a command made stale: everything when pending pods
+// moved or a limited pool lost a node; the entries whose smallest requests
+// fit the room of a new node otherwise.
+func (m *model) invalidate(added []*node, pendingMoved, limitedGone bool) {
+	if pendingMoved {
+		m.cache.pendingVersion++
+	}
+	if limitedGone {
+		clear(m.cache.entries)
+		return
+	}
+	for _, n := range added {
+		room := n.room()
+		for k, e := range m.cache.entries {
+			if fits(e.min, room) {
+				delete(m.cache.entries, k)
+			}
+		}
+	}
+}
+
+// fits: every request is within room.
+func fits(req, room corev1.ResourceList) bool {
+	for n, q := range req {
+		r, ok := room[n]
+		if !ok || r.Cmp(q) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// room is the node's allocatable (capacity when none) minus its active
+// pods' requests.
+func (n *node) room() corev1.ResourceList {
+	alloc := n.obj.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.obj.Status.Capacity
+	}
+	out := alloc.DeepCopy()
+	for _, p := range n.pods {
+		if !p.active() {
+			continue
+		}
+		for name, q := range p.requests() {
+			r := out[name]
+			r.Sub(q)
+			out[name] = r
+		}
+	}
+	return out
+}
+
+// requests are the pod's requests as the kubelet counts them (once).
+func (p *pod) requests() corev1.ResourceList {
+	if p.req == nil {
+		p.req = podrequests.OfPod(p.obj)
+	}
+	return p.req
+}

@@ -1,0 +1,442 @@
+package disruption
+
+import (
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// The view is how a simulation hands the remaining nodes to Solve without
+// every pod on them: Solve's cost grows with the bound pods and the node
+// labels it reads, while a simulation only needs, of most nodes, the room
+// left. It is the same input, reduced (the property tests check each
+// command against the full cluster with scheduler.Verify):
+//
+//   - a bound pod that no pod of the simulation can see (none of their
+//     spread constraints, affinity or anti-affinity terms selects it, and
+//     it has no required anti-affinity that selects one of them) is folded
+//     into its node: the node's allocatable is lowered by its requests and
+//     the pod is left out. DaemonSet pods are folded too, and so are the
+//     DaemonSets that should run on a node and have no pod there yet (what
+//     Solve would subtract); the DaemonSets Solve gets ask their nodes not
+//     to carry viewLabel, which every view node carries, so Solve subtracts
+//     nothing more on existing nodes and counts them on new ones as before;
+//   - a node keeps only the labels something reads (the keys of every pod's
+//     node selector, affinity and topology terms, of the DaemonSets and
+//     volumes, and the well-known ones);
+//   - when no pod of the simulation has a topology term or a host port and
+//     none is repelled by another pod's anti-affinity, a node without room
+//     for the smallest of them is left out (unless its NodePool has limits,
+//     which count its capacity).
+//
+// A simulation with a pod that uses a host port takes the full input.
+
+// viewLabel marks the nodes of a view (see the DaemonSets above).
+const viewLabel = "disruption.nodeplan.io/view"
+
+// viewNode is one node as views show it: labels reduced, viewLabel set,
+// allocatable lowered by every active pod and missing DaemonSet (room).
+type viewNode struct {
+	obj, gated *corev1.Node
+	room       corev1.ResourceList
+}
+
+// viewState holds the view nodes and the selector matches of one model
+// version.
+type viewState struct {
+	version int
+	nodes   map[*node]*viewNode
+	matches map[string][]*pod
+}
+
+// viewDaemonSets are the cluster's DaemonSets, each asking for nodes
+// without viewLabel (made once).
+func (m *model) viewDaemonSets() []*appsv1.DaemonSet {
+	if m.viewDS != nil || len(m.cluster.DaemonSets) == 0 {
+		return m.viewDS
+	}
+	expr := corev1.NodeSelectorRequirement{Key: viewLabel, Operator: corev1.NodeSelectorOpDoesNotExist}
+	for _, ds := range m.cluster.DaemonSets {
+		c := ds.DeepCopy()
+		spec := &c.Spec.Template.Spec
+		if spec.Affinity == nil {
+			spec.Affinity = &corev1.Affinity{}
+		}
+		if spec.Affinity.NodeAffinity == nil {
+			spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+		}
+		na := spec.Affinity.NodeAffinity
+		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
+			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}
+		}
+		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		for i := range terms {
+			terms[i].MatchExpressions = append(terms[i].MatchExpressions, expr)
+		}
+		m.viewDS = append(m.viewDS, c)
+	}
+	return m.viewDS
+}
+
+// state returns the view of the current model version.
+func (m *model) viewOf() *viewState {
+	if m.view == nil || m.view.version != m.version {
+		m.view = &viewState{version: m.version, nodes: map[*node]*viewNode{}, matches: map[string][]*pod{}}
+	}
+	return m.view
+}
+
+// viewNode returns n as views show it.
+func (m *model) viewNode(n *node) *viewNode {
+	v := m.viewOf()
+	if vn := v.nodes[n]; vn != nil {
+		return vn
+	}
+	c := *n.obj
+	c.Labels = map[string]string{viewLabel: "true"}
+	for k, val := range n.obj.Labels {
+		if m.readKeys()[k] {
+			c.Labels[k] = val
+		}
+	}
+	room := n.room()
+	for _, ds := range m.missingDaemonSets(n) {
+		for name, q := range ds.Requests() {
+			r := room[name]
+			r.Sub(q)
+			room[name] = r
+		}
+	}
+	c.Status.Allocatable, c.Status.Capacity = room, n.obj.Status.Capacity
+	if len(c.Status.Capacity) == 0 {
+		c.Status.Capacity = n.obj.Status.Allocatable
+	}
+	vn := &viewNode{obj: &c, room: room}
+	g := c
+	g.Spec.Taints = append(slices.Clone(c.Spec.Taints), gateTaint())
+	vn.gated = &g
+	v.nodes[n] = vn
+	return vn
+}
+
+// readKeys are the label keys something may read on a node (made once).
+func (m *model) readKeys() map[string]bool {
+	if m.keys != nil {
+		return m.keys
+	}
+	schema := m.catalog.Schema()
+	keys := map[string]bool{}
+	for _, k := range []string{requirements.LabelHostname, requirements.LabelNodePool, requirements.LabelNodeInitialized,
+		requirements.LabelNodeRegistered, requirements.LabelTopologyZone, requirements.LabelTopologyRegion, requirements.LabelCapacityType,
+		requirements.LabelInstanceType, requirements.LabelArch, requirements.LabelOS} {
+		keys[k] = true
+	}
+	add := func(k string) { keys[k], keys[schema.Normalize(k)] = true, true }
+	for _, n := range m.nodes {
+		for _, p := range n.pods {
+			specKeys(&p.obj.Spec, add)
+		}
+	}
+	for _, p := range m.pending {
+		specKeys(&p.obj.Spec, add)
+	}
+	for _, ds := range m.cluster.DaemonSets {
+		specKeys(&ds.Spec.Template.Spec, add)
+	}
+	for _, pv := range m.cluster.PVs {
+		if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
+			termKeys(na.Required.NodeSelectorTerms, add)
+		}
+	}
+	for _, sc := range m.cluster.StorageClasses {
+		for _, t := range sc.AllowedTopologies {
+			for _, e := range t.MatchLabelExpressions {
+				add(e.Key)
+			}
+		}
+	}
+	m.keys = keys
+	return keys
+}
+
+// specKeys calls add with every label key a pod spec reads on nodes.
+func specKeys(s *corev1.PodSpec, add func(string)) {
+	for k := range s.NodeSelector {
+		add(k)
+	}
+	for _, c := range s.TopologySpreadConstraints {
+		add(c.TopologyKey)
+	}
+	a := s.Affinity
+	if a == nil {
+		return
+	}
+	if na := a.NodeAffinity; na != nil {
+		if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			termKeys(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms, add)
+		}
+		for _, t := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+			termKeys([]corev1.NodeSelectorTerm{t.Preference}, add)
+		}
+	}
+	for _, t := range podTerms(a) {
+		add(t.TopologyKey)
+	}
+}
+
+func termKeys(ts []corev1.NodeSelectorTerm, add func(string)) {
+	for _, t := range ts {
+		for _, e := range t.MatchExpressions {
+			add(e.Key)
+		}
+		for _, e := range t.MatchFields {
+			add(e.Key)
+		}
+	}
+}
+
+// podTerms lists a pod's affinity and anti-affinity terms, required and
+// preferred.
+func podTerms(a *corev1.Affinity) []corev1.PodAffinityTerm {
+	var out []corev1.PodAffinityTerm
+	if pa := a.PodAffinity; pa != nil {
+		out = append(out, pa.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, w.PodAffinityTerm)
+		}
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		out = append(out, pa.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, w.PodAffinityTerm)
+		}
+	}
+	return out
+}
+
+// missingDaemonSets are the DaemonSets that run on n (they tolerate its
+// taints and some alternative matches its labels) without a pod there:
+// Solve counts them on the node.
+func (m *model) missingDaemonSets(n *node) []*nodepool.DaemonSet {
+	have := map[string]bool{}
+	for _, p := range n.pods {
+		for _, o := range p.obj.OwnerReferences {
+			if o.Kind == "DaemonSet" {
+				have[p.ns+"/"+o.Name] = true
+			}
+		}
+	}
+	schema := m.catalog.Schema()
+	labels := map[string]string{}
+	for k, v := range n.obj.Labels {
+		labels[schema.Normalize(k)] = v
+	}
+	if _, ok := labels[requirements.LabelHostname]; !ok {
+		labels[requirements.LabelHostname] = n.name
+	}
+	var out []*nodepool.DaemonSet
+	for i := range m.daemonSets {
+		ds := &m.daemonSets[i]
+		if have[ds.Namespace()+"/"+ds.Name()] {
+			continue
+		}
+		if _, bad := requirements.UntoleratedTaint(n.obj.Spec.Taints, ds.Tolerations()); bad {
+			continue
+		}
+		if slices.ContainsFunc(ds.Alternatives(), func(alt requirements.Requirements) bool { return alt.Matches(labels) }) {
+			out = append(out, ds)
+		}
+	}
+	return out
+}
+
+// selectorsOf lists the terms of a simulation's pods that select other
+// pods: spread constraints and pod (anti-)affinity, required and preferred.
+func selectorsOf(pods []*simPod) []podSelector {
+	var out []podSelector
+	for _, sp := range pods {
+		s := &sp.obj.Spec
+		for _, c := range s.TopologySpreadConstraints {
+			out = append(out, podSelector{namespaces: []string{sp.p.ns}, sel: c.LabelSelector})
+		}
+		if s.Affinity == nil {
+			continue
+		}
+		for _, t := range podTerms(s.Affinity) {
+			ps := podSelector{namespaces: t.Namespaces, sel: t.LabelSelector, all: t.NamespaceSelector != nil}
+			if len(ps.namespaces) == 0 && !ps.all {
+				ps.namespaces = []string{sp.p.ns}
+			}
+			out = append(out, ps)
+		}
+	}
+	return out
+}
+
+// podSelector is a label selector over some namespaces (all: any).
+type podSelector struct {
+	namespaces []string
+	all        bool
+	sel        *metav1.LabelSelector
+}
+
+// selected returns the bound pods a selector picks (memoised per version).
+func (m *model) selected(ps podSelector) []*pod {
+	if ps.sel == nil {
+		return nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ps.sel)
+	if err != nil {
+		return nil
+	}
+	key := sel.String() + "\x00" + boolKey(ps.all)
+	for _, ns := range ps.namespaces {
+		key += "\x00" + ns
+	}
+	v := m.viewOf()
+	if out, ok := v.matches[key]; ok {
+		return out
+	}
+	var out []*pod
+	for _, n := range m.nodes {
+		for _, p := range n.pods {
+			if (ps.all || slices.Contains(ps.namespaces, p.ns)) && sel.Matches(labels.Set(p.obj.Labels)) {
+				out = append(out, p)
+			}
+		}
+	}
+	v.matches[key] = out
+	return out
+}
+
+func boolKey(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// reduced builds the view a simulation gives Solve (see the top of this
+// file); ok is false when the simulation needs the full input.
+func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
+	entangled := false
+	for _, sp := range pods {
+		if hostPorts(sp.obj) {
+			return nil, nil, false
+		}
+		entangled = entangled || entangledPod(sp.obj) || m.repelled(sp.p)
+	}
+	rel := m.relevant(pods)
+	var least corev1.ResourceList
+	if !entangled {
+		least = minOf(pods)
+	}
+	for _, n := range m.nodes {
+		if leaving[n.name] || n.deleting {
+			continue
+		}
+		vn := m.viewNode(n)
+		mine := rel[n]
+		limited := n.pool != nil && len(n.pool.np.Spec.Limits) > 0
+		if !entangled && len(mine) == 0 && !limited && !fits(least, vn.room) {
+			continue
+		}
+		obj := vn.obj
+		if gate && m.underConsolidateAfter(n) {
+			obj = vn.gated
+		}
+		if len(mine) > 0 {
+			c := *obj
+			c.Status.Allocatable = vn.room.DeepCopy()
+			for _, p := range mine {
+				for name, q := range p.requests() {
+					r := c.Status.Allocatable[name]
+					r.Add(q)
+					c.Status.Allocatable[name] = r
+				}
+				bound = append(bound, p.obj)
+			}
+			obj = &c
+		}
+		nodes = append(nodes, obj)
+	}
+	return nodes, bound, true
+}
+
+// relevant are the bound pods a simulation's pods can see, by node: those
+// their terms select, and those whose required anti-affinity selects them.
+func (m *model) relevant(pods []*simPod) map[*node][]*pod {
+	seen := map[*pod]bool{}
+	for _, ps := range selectorsOf(pods) {
+		for _, p := range m.selected(ps) {
+			seen[p] = true
+		}
+	}
+	for _, t := range m.antiAffinity() {
+		if seen[t.owner] {
+			continue
+		}
+		for _, sp := range pods {
+			if t.selects(sp.p) {
+				seen[t.owner] = true
+				break
+			}
+		}
+	}
+	out := map[*node][]*pod{}
+	for _, n := range m.nodes {
+		for _, p := range n.pods {
+			if seen[p] && p.active() {
+				out[n] = append(out[n], p)
+			}
+		}
+	}
+	return out
+}
+
+// minOf is, per resource, the smallest request of the pods.
+func minOf(pods []*simPod) corev1.ResourceList {
+	var out corev1.ResourceList
+	for i, sp := range pods {
+		req := sp.p.requests()
+		if i == 0 {
+			out = req.DeepCopy()
+			continue
+		}
+		for n, q := range out {
+			if r, ok := req[n]; !ok {
+				delete(out, n)
+			} else if r.Cmp(q) < 0 {
+				out[n] = r
+			}
+		}
+	}
+	return out
+}
+
+// hostPorts: some container of the pod takes a host port.
+func hostPorts(p *corev1.Pod) bool {
+	for _, cs := range [][]corev1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		for _, c := range cs {
+			for _, port := range c.Ports {
+				if port.HostPort != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// entangledPod: the pod has a topology spread constraint or pod affinity
+// or anti-affinity, required or preferred.
+func entangledPod(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return len(p.Spec.TopologySpreadConstraints) > 0 || (a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil))
+}
