@@ -46,7 +46,9 @@ type Options struct {
 const podsPerNode = 6
 
 // Generate plans the aws-mixed workload, launches the plan as a running
-// cluster and scales it down.
+// cluster and scales it down. The workload's "reserved" NodePool is left
+// out: on-demand capacity first by weight, priced as on-demand, it would
+// make every repack dearer than the cluster it repacks.
 func Generate(o Options) (Case, error) {
 	if o.ScaleDown == 0 {
 		o.ScaleDown = 0.3
@@ -59,6 +61,7 @@ func Generate(o Options) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	in.NodePools = slices.DeleteFunc(in.NodePools, func(np nodepool.NodePool) bool { return np.Name == "reserved" })
 	plan, err := scheduler.Solve(in.Pods, in.NodePools, cat, in.Options()...)
 	if err != nil {
 		return Case{}, err
@@ -82,7 +85,8 @@ type gen struct {
 }
 
 // consolidating gives every pool Karpenter's defaults made explicit:
-// WhenEmptyOrUnderutilized, consolidateAfter 0s, a budget of 10%.
+// WhenEmptyOrUnderutilized, consolidateAfter 0s, a budget of 10% (limits
+// stay: the reserved pool, first by weight, is full at its cpu limit).
 func consolidating(pools []nodepool.NodePool) []nodepool.NodePool {
 	out := make([]nodepool.NodePool, len(pools))
 	for i, np := range pools {
@@ -90,7 +94,6 @@ func consolidating(pools []nodepool.NodePool) []nodepool.NodePool {
 		zero := "0s"
 		np.Spec.Disruption = &nodepool.Disruption{ConsolidationPolicy: nodepool.ConsolidationWhenEmptyOrUnderutilized,
 			ConsolidateAfter: &zero, Budgets: []nodepool.Budget{{Nodes: "10%"}}}
-		np.Spec.Limits = nil // the cluster already runs: limits would only block replacements
 		out[i] = np
 	}
 	return out

@@ -1,5 +1,12 @@
 package disruption
 
+import (
+	"time"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+)
+
 // WithFullSimulation gives every simulation the whole cluster instead of
 // the reduced view, and WithoutCache turns the failure cache off: tests
 // check that neither changes a plan.
@@ -7,3 +14,27 @@ func WithFullSimulation() Option { return func(c *config) { c.fullSim = true } }
 
 // WithoutCache: see WithFullSimulation.
 func WithoutCache() Option { return func(c *config) { c.noCache = true } }
+
+// AllAtOnce simulates removing every consolidation candidate at once (no
+// budget) and returns the cluster's price before and after (debugging).
+func AllAtOnce(c Cluster, pools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, opts ...Option) (float64, float64, int, error) {
+	cfg, _ := resolve(opts)
+	m, err := newModel(c, pools, catalog, now, cfg)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cands, _ := m.consolidationCandidates()
+	price := 0.0
+	for _, c := range cands {
+		price += c.n.price
+	}
+	sim, err := m.simulate(simInput{cands: cands, gate: true, method: MethodGlobal})
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cost := 0.0
+	for _, nc := range sim.res.NodeClaims {
+		cost += nc.Price
+	}
+	return m.totalPrice(), m.totalPrice() - price + cost, len(sim.res.PodErrors), nil
+}

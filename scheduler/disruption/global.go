@@ -1,6 +1,38 @@
 package disruption
 
-// globalRound is one round of SearchGlobal.
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+)
+
+// SearchGlobal keeps every rule that decides whether a node may go and
+// whether its pods fit (the candidates, do-not-disrupt, PodDisruptionBudgets,
+// budgets, consolidateAfter, the simulation, Balanced, spot-to-spot) and
+// changes how commands are sought:
+//
+//   - per NodePool (one pool's pending pods never enter another's
+//     simulation), it tries a subset of the pool's candidates, the most
+//     wasteful first (price × the share of the node its pods leave
+//     unused), as many as the budget allows; pods that fit nowhere take
+//     their node out of the subset, a subset that does not pay is halved;
+//   - a command may replace m nodes with n ≥ 0 NodeClaims when they cost
+//     less in total (each NodeClaim priced at its worst launch: its options
+//     are cut to those no dearer than its cheapest option at its worst);
+//   - a command must save at least WithMinSavings (per hour, and as a
+//     share of the price of the nodes it disrupts), counting what the
+//     pool's pending pods would cost anyway;
+//   - nodes an earlier command launched or moved pods onto are not
+//     disrupted again (no command undoes another);
+//   - a found command is pruned: a node whose removal does not add to the
+//     saving stays (the fewest disrupted nodes for the saving);
+//   - when no subset pays, single nodes are tried, most wasteful first;
+//   - of the pools' commands the round takes the one that saves most.
 func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 	if p, err := m.expiration(whys); p != nil || err != nil {
 		return p, err
@@ -14,5 +46,301 @@ func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 	if p, err := m.drift(); p != nil || err != nil {
 		return p, err
 	}
-	return nil, nil
+	return m.globalConsolidation(whys)
+}
+
+// globalProposal is a proposal of the global search with its saving.
+type globalProposal struct {
+	*proposal
+	saving float64
+}
+
+func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
+	cands, all := m.consolidationCandidates()
+	totals := m.poolTotals(all)
+	budgets := m.budgets(ReasonUnderutilized)
+	byPool := map[string][]*candidate{}
+	for _, c := range cands {
+		if by := c.n.createdBy; by > 0 {
+			whys[c.n] = keep(KeepNoUndo, Details{Command: by})
+			continue
+		}
+		byPool[c.n.poolName] = append(byPool[c.n.poolName], c)
+	}
+	var best *globalProposal
+	for _, pool := range slices.Sorted(maps.Keys(byPool)) {
+		cs := byPool[pool]
+		if budgets.left[pool] == 0 {
+			for _, c := range cs {
+				whys[c.n] = budgets.why[pool]
+			}
+			continue
+		}
+		p, err := m.bestFor(pool, cs, budgets.left[pool], totals, whys)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && (best == nil || p.saving > best.saving) {
+			best = p
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return best.proposal, nil
+}
+
+// waste is what a node costs for the room its pods leave unused: price ×
+// (1 − the larger of its cpu and memory use by the pods that would move).
+func waste(c *candidate) float64 {
+	alloc := c.n.obj.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = c.n.obj.Status.Capacity
+	}
+	used := 0.0
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		a := alloc[name]
+		if a.IsZero() {
+			continue
+		}
+		sum := 0.0
+		for _, p := range c.movable {
+			q := p.requests()[name]
+			sum += float64(q.MilliValue())
+		}
+		used = max(used, sum/float64(a.MilliValue()))
+	}
+	return c.n.price * max(0, 1-used)
+}
+
+// byWaste orders candidates most wasteful first, ties by name.
+func byWaste(cs []*candidate) []*candidate {
+	out := slices.Clone(cs)
+	w := map[*candidate]float64{}
+	for _, c := range out {
+		w[c] = waste(c)
+	}
+	slices.SortStableFunc(out, func(a, b *candidate) int {
+		return cmp.Or(cmp.Compare(w[b], w[a]), strings.Compare(a.n.name, b.n.name))
+	})
+	return out
+}
+
+// bestFor finds a pool's command: a subset within its budget, repaired and
+// halved until it pays, else the first single node that pays; then pruned.
+func (m *model) bestFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal, whys map[*node]*why) (*globalProposal, error) {
+	order := byWaste(cs)
+	set := order[:min(budget, len(order))]
+	var found *globalProposal
+	for attempts := 0; len(set) > 1 && attempts < maxGlobalAttempts; attempts++ {
+		p, w, err := m.globalProbe(pool, set, totals)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			found = p
+			break
+		}
+		if w != nil && w.code == KeepPodsDoNotFit {
+			if src := m.sourceOf(w.d.Pod, set); src != nil {
+				set = slices.DeleteFunc(slices.Clone(set), func(c *candidate) bool { return c == src })
+				continue
+			}
+		}
+		set = set[:len(set)/2]
+	}
+	if found == nil {
+		for _, c := range order {
+			p, w, err := m.globalProbe(pool, []*candidate{c}, totals)
+			if err != nil {
+				return nil, err
+			}
+			if p != nil {
+				found = p
+				break
+			}
+			whys[c.n] = w
+		}
+	}
+	if found == nil {
+		return nil, nil
+	}
+	return m.prune(pool, found, totals)
+}
+
+// maxGlobalAttempts bounds the repairs and halvings of one pool's subset;
+// maxPrunes the nodes pruning tries to keep.
+const (
+	maxGlobalAttempts = 8
+	maxPrunes         = 6
+)
+
+// sourceOf is the candidate a pod comes from.
+func (m *model) sourceOf(podKey string, set []*candidate) *candidate {
+	for _, c := range set {
+		for _, p := range c.movable {
+			if p.key == podKey {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// prune tries to keep the least wasteful nodes of a command: a node whose
+// removal adds nothing to the saving stays.
+func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTotal) (*globalProposal, error) {
+	if len(p.cands) < 2 {
+		return p, nil
+	}
+	order := byWaste(p.cands)
+	for i := 0; i < maxPrunes && i < len(order) && len(p.cands) > 1; i++ {
+		x := order[len(order)-1-i]
+		rest := slices.DeleteFunc(slices.Clone(p.cands), func(c *candidate) bool { return c == x })
+		q, _, err := m.globalProbe(pool, rest, totals)
+		if err != nil {
+			return nil, err
+		}
+		if q != nil && q.saving >= p.saving-1e-9 {
+			p = q
+		}
+	}
+	return p, nil
+}
+
+// globalProbe simulates removing a set of one pool's candidates with any
+// number of NodeClaims (the pool's pending pods included) and prices it.
+func (m *model) globalProbe(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, error) {
+	key := m.cacheKey("global", set)
+	if w := m.cached(key); w != nil {
+		return nil, w, nil
+	}
+	p := m.poolByName[pool]
+	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+	if err != nil {
+		return nil, nil, err
+	}
+	if w := sim.failure(); w != nil {
+		m.remember(key, sim, w)
+		return nil, w, nil
+	}
+	prop := &proposal{method: MethodGlobal, reason: ReasonUnderutilized, cands: set, sim: sim}
+	cost, w, err := m.globalReplacements(prop)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w != nil {
+		m.remember(key, sim, w)
+		return nil, w, nil
+	}
+	base, err := m.pendingBaseline(pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	price := prop.price()
+	saving := price + base - cost
+	least := max(m.cfg.minSavings, m.cfg.minSavingsRatio*price, 1e-9)
+	if saving < least {
+		w := keep(KeepMinSavings, Details{Savings: ptr(roundPrice(saving)), MinSavings: ptr(roundPrice(least))})
+		m.remember(key, sim, w)
+		return nil, w, nil
+	}
+	if ok, w := m.approve(prop, totals); !ok {
+		return nil, w, nil
+	}
+	return &globalProposal{proposal: prop, saving: saving}, nil, nil
+}
+
+// globalReplacements turns every NodeClaim of the simulation into a
+// replacement under Karpenter's capacity-type rules (spot goes to spot only
+// behind the gate and, for one node, with enough cheaper types; a NodeClaim
+// allowing spot and on-demand is pinned to spot) and returns their cost at
+// worst launch.
+func (m *model) globalReplacements(p *proposal) (float64, *why, error) {
+	allSpot := true
+	for _, c := range p.cands {
+		allSpot = allSpot && c.n.ct == "spot"
+	}
+	cost := 0.0
+	for _, nc := range p.sim.res.NodeClaims {
+		r, err := m.newReplacement(nc)
+		if err != nil {
+			return 0, nil, err
+		}
+		switch {
+		case allSpot && r.allows("spot"):
+			if !m.cfg.spotToSpot {
+				return 0, keep(KeepSpotToSpot, Details{Disabled: true}), nil
+			}
+			r.pinSpot()
+			if len(p.cands) == 1 && len(r.types) < m.cfg.spotMinTypes {
+				return 0, keep(KeepSpotToSpot, Details{CheaperTypes: len(r.types), MinTypes: m.cfg.spotMinTypes}), nil
+			}
+		case r.allows("spot") && r.allows("on-demand"):
+			r.pinSpot()
+		}
+		est, ok := m.capOptions(r)
+		if !ok {
+			return 0, keep(KeepNoCheaper, Details{Price: p.price()}), nil
+		}
+		cost += est
+		p.repls = append(p.repls, r)
+	}
+	return cost, nil, nil
+}
+
+// capOptions cuts a replacement's options to those whose worst launch
+// price is at most the lowest one (more when minValues needs them), and
+// returns that price: what the NodeClaim costs at worst.
+func (m *model) capOptions(r *replacement) (float64, bool) {
+	if len(r.types) == 0 {
+		return 0, false
+	}
+	worst := make(map[string]float64, len(r.types))
+	byWorst := slices.Clone(r.types)
+	for _, it := range byWorst {
+		worst[it.Name] = worstLaunchPrice(it, r.reqs)
+	}
+	slices.SortStableFunc(byWorst, func(a, b *instancetypes.InstanceType) int {
+		return cmp.Or(cmp.Compare(worst[a.Name], worst[b.Name]), strings.Compare(a.Name, b.Name))
+	})
+	need := max(minValuesPrefix(byWorst, m.minValuesReqs(r)), 1)
+	if need < 0 || need > len(byWorst) {
+		return 0, false
+	}
+	limit := worst[byWorst[need-1].Name]
+	r.types = slices.DeleteFunc(r.types, func(it *instancetypes.InstanceType) bool { return worst[it.Name] > limit })
+	return limit, true
+}
+
+// pendingBaseline is what the pool's pending pods cost without any command:
+// the NodeClaims a simulation with no candidate plans for them (once per
+// model version and pool).
+func (m *model) pendingBaseline(pool string) (float64, error) {
+	p := m.poolByName[pool]
+	any := slices.ContainsFunc(m.pending, func(x *pod) bool { return m.mayUse(x.obj, p) })
+	if !any {
+		return 0, nil
+	}
+	if b, ok := m.baselines[pool]; ok && b.version == m.version {
+		return b.cost, nil
+	}
+	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+	if err != nil {
+		return 0, err
+	}
+	cost := 0.0
+	for _, nc := range sim.res.NodeClaims {
+		cost += nc.Price
+	}
+	if m.baselines == nil {
+		m.baselines = map[string]baseline{}
+	}
+	m.baselines[pool] = baseline{version: m.version, cost: cost}
+	return cost, nil
+}
+
+type baseline struct {
+	version int
+	cost    float64
 }

@@ -51,6 +51,8 @@ type model struct {
 	viewDS []*appsv1.DaemonSet
 	keys   map[string]bool
 	ladder *priceLadder
+	// baselines are the pools' pending pods' cost (global.go).
+	baselines map[string]baseline
 }
 
 // node is one node of the model.

@@ -40,6 +40,11 @@ const DefaultSpotToSpotMinTypes = 15
 // share of the pool's disruption.
 const DefaultBalancedK = 2
 
+// DefaultMinSavingsRatio is SearchGlobal's least saving of a command
+// without WithMinSavings: a tenth of the price of the nodes it disrupts,
+// so that it never churns for cents.
+const DefaultMinSavingsRatio = 0.1
+
 type config struct {
 	search          Search
 	maxCommands     int
@@ -127,6 +132,9 @@ func resolve(opts []Option) (config, error) {
 	}
 	if c.minSavingsRatio < 0 {
 		c.minSavingsRatio = 0
+		if c.search == SearchGlobal {
+			c.minSavingsRatio = DefaultMinSavingsRatio
+		}
 	}
 	if c.minSavingsRatio >= 1 {
 		return c, fmt.Errorf("minimum savings fraction %v: must be below 1", c.minSavingsRatio)

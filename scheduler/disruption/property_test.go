@@ -306,7 +306,7 @@ func checkAccounting(t *testing.T, start, end disruption.Cluster) {
 // the input is shuffled.
 func TestPlanProperties(t *testing.T) {
 	catalog := testCatalog(t)
-	for _, search := range []disruption.Search{disruption.SearchKarpenter} {
+	for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
 		t.Run(string(search), func(t *testing.T) {
 			t.Parallel()
 			for seed := range uint64(1000) {

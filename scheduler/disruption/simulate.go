@@ -92,6 +92,12 @@ func (m *model) simulate(in simInput) (*simulation, error) {
 	case !in.full && !m.cfg.fullSim:
 		pools = m.usablePools(order)
 	}
+	if in.method == MethodGlobal {
+		// Preferences do not decide whether pods fit: the global search
+		// keeps one only while it adds no node (the caller's policy, if
+		// any, comes after and wins).
+		opts = append([]scheduler.Option{scheduler.WithPreferencePolicy(scheduler.PreferenceWhileFree)}, opts...)
+	}
 	if m.stats.Simulations == nil {
 		m.stats.Simulations = map[Method]int{}
 	}
