@@ -444,7 +444,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			}
 		case Affinity:
 			any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
-			if !any && term.self && t.canBootstrap(term, hostname) {
+			if !any && term.self && t.canBootstrap(term) {
 				continue
 			}
 			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) > 0 }); len(cands) == 0 {
@@ -558,13 +558,12 @@ func (g *group) minOver(ds []int32) int32 {
 }
 
 // canBootstrap reports whether a self-selecting affinity pod may start a
-// domain: no domain it could use holds a matching pod yet.
-func (t *Tracker) canBootstrap(term *Term, hostname bool) bool {
-	g := term.g
-	if hostname || len(term.eligible) == 0 {
-		return g.nonzero == 0
-	}
-	return !slices.ContainsFunc(term.eligible, func(d int32) bool { return g.get(d) > 0 })
+// domain. kube-scheduler's InterPodAffinity filter grants this only while no
+// pod anywhere in the cluster matches the term (on a node that has its key),
+// whatever domains the pod itself could use: once one matching pod runs in a
+// zone the pod's requirements exclude, the pod can never bind.
+func (t *Tracker) canBootstrap(term *Term) bool {
+	return term.g.nonzero == 0
 }
 
 // choose picks the domain to pin a host to: the least loaded over the spread
@@ -677,8 +676,8 @@ func (p *Pod) Movable() bool {
 
 // Stranded reports whether the pod, recorded on h, holds a domain of a
 // required self-selecting affinity group alone (it started the domain)
-// while another matching pod is now in a domain the pod could use: once
-// that pod binds first, this one no longer may start a domain of its own,
+// while another matching pod is now in some other domain: if that pod binds
+// first, kube-scheduler no longer lets this one start a domain of its own,
 // so the plan would depend on binding order.
 func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 	for i := range p.Terms {
@@ -690,13 +689,7 @@ func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 		if !ok || term.g.get(d) > 1 {
 			continue // not counted there, or it shares its domain with a match
 		}
-		if term.Key == requirements.LabelHostname || len(term.eligible) == 0 {
-			if term.g.nonzero > 1 {
-				return true
-			}
-			continue
-		}
-		if slices.ContainsFunc(term.eligible, func(e int32) bool { return e != d && term.g.get(e) > 0 }) {
+		if term.g.nonzero > 1 {
 			return true
 		}
 	}
