@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -383,7 +384,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	}
 	if a.c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id), topology.ExceptHostname)
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c.requests), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -459,7 +460,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c.requests))
 		if v != nil {
 			return evaluation{}, false
 		}
@@ -621,49 +622,101 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 	return "", true
 }
 
-// ranker breaks ties when topology pins a claim to a domain: the cheaper
-// domain for the claim's requirements wins.
-func (s *solver) ranker(id int32) topology.Ranker {
-	return func(key, value string) float64 {
-		if key != requirements.LabelTopologyZone && key != requirements.LabelCapacityType {
+// ranker prices the domains topology may pin a claim to: the cheapest
+// offering in the domain of an instance type of set id that holds need
+// (+Inf when none does). Topology pins a claim only to a domain where the
+// pod can launch, and among equally loaded domains to the cheapest.
+func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
+	return func(pins []requirements.Requirement, key, value string) float64 {
+		if key == requirements.LabelHostname {
 			return 0
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
-		mk := rankKey{key, value}
+		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
-		f := binpack.NewOfferFilter(s.idx, s.reqs.info(id).reqs.Add(requirements.In(key, value)))
-		var left binpack.ReservationsLeft
-		if s.hasReservations {
-			left = s.leftFor(nil)
-		}
-		best := math.Inf(1)
-		for _, t := range s.rankTypes(id) {
-			if pr, _, ok := s.idx.Cheapest(t, f, left); ok && pr < best {
-				best = pr
-			}
-		}
-		ranks[mk] = best
-		return best
+		r := s.domainPrice(id, append(slices.Clip(pins), requirements.In(key, value)), need)
+		ranks[mk] = r
+		return r
 	}
 }
 
-// rankTypes returns a few of the cheapest types of the set, to price domains.
-func (s *solver) rankTypes(id int32) []int {
+// pinsKey identifies a list of pins for a memo ("" for none, the common case).
+func pinsKey(pins []requirements.Requirement) string {
+	if len(pins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range pins {
+		b.WriteString(p.String())
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// domainPrice is the cheapest launchable price of a node of set id that
+// also meets pins (one value per key) and whose usable capacity holds need,
+// within the pool's limits (+Inf when none).
+func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
 	info := s.reqs.info(id)
-	if info.pool == nil {
-		return nil
+	p := info.pool
+	if p == nil {
+		return 0
 	}
 	info.typeSet(s)
-	var out []int
-	for _, t := range info.members {
-		out = append(out, int(t))
-		if len(out) == 3 {
-			break
+	reqs := info.reqs
+	var labelPins []requirements.Requirement
+	for _, pin := range pins {
+		reqs = reqs.Add(pin)
+		if s.idx.IsLabelKey(pin.Key()) {
+			labelPins = append(labelPins, pin)
 		}
 	}
-	return out
+	if _, empty := reqs.Empty(); empty {
+		return math.Inf(1)
+	}
+	f := binpack.NewOfferFilter(s.idx, reqs)
+	var left binpack.ReservationsLeft
+	if s.hasReservations {
+		left = s.leftFor(nil)
+	}
+	var zero binpack.Vec
+	prices := s.idx.Prices(info.offer)
+	best := math.Inf(1)
+	for _, t32 := range info.members {
+		t := int(t32)
+		if prices[t] >= best {
+			break // members are in price order: the rest cost at least this
+		}
+		if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
+			continue
+		}
+		if p.limited {
+			capT := s.idx.Capacity(t)
+			if !p.withinLimits(&capT, &zero) {
+				continue
+			}
+		}
+		if !typeHasLabels(s.idx.Type(t).Labels, labelPins) {
+			continue
+		}
+		if pr, _, ok := s.idx.Cheapest(t, f, left); ok && pr < best {
+			best = pr
+		}
+	}
+	return best
+}
+
+// typeHasLabels reports whether an instance type's labels meet every pin.
+func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bool {
+	for _, pin := range pins {
+		v, ok := labels[pin.Key()]
+		if !ok || !pin.Has(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // commit applies an evaluation: the one place a placement changes state.

@@ -301,7 +301,10 @@ func (v *Violation) Message() string {
 
 // Ranker breaks ties between domains a host could be pinned to: lower is
 // better. It may be nil.
-type Ranker func(key, value string) float64
+// pins are the domains already chosen for the host's other keys in the same
+// check, so that a price can take them together (a capacity type chosen
+// first leaves only the zones that offer it).
+type Ranker func(pins []requirements.Requirement, key, value string) float64
 
 // Active reports whether term i of a pod is enforced.
 type Active func(i int) bool
@@ -351,7 +354,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, rank)]))
+			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, pins, rank)]))
 		}
 	}
 	return pins, nil
@@ -566,10 +569,14 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 	return term.g.nonzero == 0
 }
 
-// choose picks the domain to pin a host to: the least loaded over the spread
-// groups that count or own the pod, then the ranker, then by value.
-func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32 {
-	best, bestLoad, bestRank := int32(-1), int64(0), 0.0
+// choose picks the domain to pin a host to: one the ranker can price (a
+// node can launch there) before one it cannot, then the least loaded over
+// the spread groups that count or own the pod, then the cheaper by the
+// ranker, then by value. Any candidate satisfies every rule, so a domain
+// whose count is not the lowest is still a valid fallback when the least
+// loaded one has no instance type for the pod.
+func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
 		for i := range p.Terms {
@@ -584,10 +591,15 @@ func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32
 		}
 		r := 0.0
 		if rank != nil {
-			r = rank(ks.key, ks.values[d])
+			r = rank(pins, ks.key, ks.values[d])
 		}
-		if best < 0 || load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best]))) {
-			best, bestLoad, bestRank = d, load, r
+		ok := !math.IsInf(r, 1)
+		better := best < 0 || (ok && !bestOK)
+		if !better && ok == bestOK {
+			better = load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best])))
+		}
+		if better {
+			best, bestLoad, bestRank, bestOK = d, load, r, ok
 		}
 	}
 	return best
