@@ -153,40 +153,56 @@ func (s *solver) place(pp *pending) bool {
 	}
 }
 
-// tryPlace places the pod on the first candidate that takes it: existing
-// nodes, then per NodePool by weight the planned NodeClaims of that pool
-// and a new NodeClaim of it.
+// tryPlace places the pod: on an existing node when one takes it, else on
+// the planned NodeClaim of any NodePool whose price grows the least, unless
+// a new NodeClaim of the first NodePool (by weight) that can take the pod
+// costs less than that growth. Weight orders new NodeClaims only: a planned
+// claim of a lighter pool with room beats a new claim of a heavier one, as
+// in Karpenter (existing nodes, then in-flight NodeClaims, then new ones).
 func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	c := a.c
 	if en := s.findExisting(pp, a); en != nil {
 		return true
 	}
-	for _, p := range s.pools {
-		if !s.poolTolerated(c, p, a.level) {
-			continue
-		}
-		// A new claim's price caps what growing a planned claim may cost,
-		// which bounds the search.
-		var nc evaluation
-		haveNew := false
-		maxDelta := math.Inf(1)
-		if a.allowNew {
+	var nc evaluation
+	haveNew := false
+	if a.allowNew {
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, a.level) {
+				continue
+			}
 			if nc, haveNew = s.evalNew(a, p); haveNew {
-				maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
+				break
 			}
 		}
-		best, ok := s.findClaim(pp, a, p, maxDelta)
-		if debugPod != nil && haveNew {
-			debugPod(pp, ok, best, nc)
+	}
+	// A new claim's price caps what growing a planned claim may cost,
+	// which bounds the search.
+	maxDelta := math.Inf(1)
+	if haveNew {
+		maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
+	}
+	var best evaluation
+	found := false
+	for _, p := range s.pools {
+		if !s.poolTolerated(c, p, a.level) || len(p.buckets) == 0 {
+			continue
 		}
-		switch {
-		case ok && (best.delta <= priceEps || !haveNew || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
-			s.commit(pp, a, best)
-			return true
-		case haveNew:
-			s.commit(pp, a, nc)
-			return true
+		ev, ok := s.findClaim(pp, a, p, maxDelta)
+		if ok && (!found || better(ev, best)) {
+			best, found = ev, true
+			if best.delta <= priceEps {
+				break
+			}
 		}
+	}
+	switch {
+	case found && (best.delta <= priceEps || !haveNew || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
+		s.commit(pp, a, best)
+		return true
+	case haveNew:
+		s.commit(pp, a, nc)
+		return true
 	}
 	return false
 }
@@ -242,8 +258,6 @@ func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 	}
 	return nil
 }
-
-var debugPod func(pp *pending, ok bool, best, nc evaluation)
 
 // priceEps absorbs float noise when prices are compared.
 const priceEps = 1e-9
