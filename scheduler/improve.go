@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
-	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -48,10 +47,23 @@ func (s *solver) improveWith(b *int) {
 	s.buildSlack()
 	s.slackBuilt = true
 	// Rounds of drain, absorb and shrink while a round lowers the price
-	// (each move frees or fills room another move may use).
-	for round := 0; round < improveRounds && budget > 0; round++ {
-		before := s.totalPrice()
+	// (each move frees or fills room another move may use). Then merges,
+	// and one more round when they saved something: a merge is strictly
+	// cheaper, but the larger, narrower claims it leaves give the other
+	// moves less to work with, so merging last can only lower the price
+	// the rounds reached.
+	s.improveRounds(&budget)
+	before := s.totalPrice()
+	s.mergeRound(s.byPods(), &budget)
+	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
+	}
+}
+
+func (s *solver) improveRounds(budget *int) {
+	for round := 0; round < improveRounds && *budget > 0; round++ {
+		before := s.totalPrice()
+		s.improveRound(budget)
 		if s.totalPrice() >= before-priceEps {
 			break
 		}
@@ -70,43 +82,47 @@ func (s *solver) totalPrice() float64 {
 }
 
 // improveRound runs one round: drain small claims (emptying one saves its
-// whole price), let claims absorb smaller ones of their bucket when one
-// larger instance type is cheaper, then shrink big claims into the room left
-// elsewhere.
+// whole price), let claims absorb smaller ones of their bucket at no extra
+// price (fewer nodes, larger rooms for later moves), then shrink big claims
+// into the room left elsewhere.
 func (s *solver) improveRound(budget *int) {
-	byPrice := func() []*claim {
-		order := s.liveClaims()
-		slices.SortStableFunc(order, func(a, b *claim) int {
-			if c := cmp.Compare(a.price, b.price); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		return order
-	}
-	byPods := func() []*claim {
-		order := s.liveClaims()
-		slices.SortStableFunc(order, func(a, b *claim) int {
-			if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		return order
-	}
-	for _, step := range []struct {
-		order func() []*claim
-		do    func(*claim, *int)
-	}{{byPrice, s.drain}, {byPods, s.absorb}, {byPods, s.shrink}} {
-		for _, cl := range step.order() {
+	each := func(order []*claim, do func(*claim, *int)) {
+		for _, cl := range order {
 			if *budget <= 0 {
 				return
 			}
 			if !cl.dropped {
-				step.do(cl, budget)
+				do(cl, budget)
 			}
 		}
 	}
+	each(s.byPrice(), s.drain)
+	each(s.byPods(), s.absorb)
+	each(s.byPods(), s.shrink)
+}
+
+// byPrice lists the live claims cheapest first (then by id).
+func (s *solver) byPrice() []*claim {
+	order := s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return order
+}
+
+// byPods lists the live claims with the most pods first (then by id).
+func (s *solver) byPods() []*claim {
+	order := s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return order
 }
 
 func (s *solver) liveClaims() []*claim {
@@ -200,19 +216,8 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	}
 	// Stay in the source's domain of every key the pod matters to, hostname aside.
 	srcReqs := s.reqs.info(src.reqID).reqs
-	var pins []requirements.Requirement
-	for _, k := range c.topo.Keys() {
-		if k == requirements.LabelHostname {
-			continue
-		}
-		pins = append(pins, srcReqs.Get(k))
-	}
-	if len(pins) > 0 {
-		id := s.reqs.and(a.reqID, s.reqs.intern(requirements.NewRequirements(pins...), nil))
-		if id < 0 {
-			return nil
-		}
-		a.reqID = id
+	if a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs); !ok {
+		return nil
 	}
 	// Leave the source for the duration of the search.
 	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
@@ -435,7 +440,7 @@ func (s *solver) absorb(dst *claim, budget *int) {
 			if src == nil || *budget <= 0 {
 				continue
 			}
-			if pods, ok := s.mergeInto(src, dst, budget); ok {
+			if pods, ok := s.absorbInto(src, dst, budget); ok {
 				taken = append(taken, src)
 				moved = append(moved, pods)
 				cands[i] = nil
@@ -457,10 +462,10 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 }
 
-// mergeInto moves every pod of src into dst when dst grows by at most
+// absorbInto moves every pod of src into dst when dst grows by at most
 // src's price (plus absorbStep); on failure nothing changes. It returns the
 // pods moved.
-func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
+func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	for _, pp := range src.pods {
 		if !pp.cls.topo.Movable() {
 			return nil, false
