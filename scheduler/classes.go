@@ -56,12 +56,15 @@ type class struct {
 	// hostname anti-affinity to themselves); they are placed first so that
 	// the room their nodes leave can be filled by others.
 	isolated bool
-	// follows orders followers after the pods their pod affinity selects
-	// (see followDepths).
-	follows int
+	// targets are the other pending classes the class's pod affinity
+	// (required or preferred) selects: its pods are queued after theirs.
+	targets []*class
 	// caches
 	variants map[variantKey]int32
-	cursors  map[int32]int // bucket → first claim not known to reject this class
+	// cursors: per (attempt requirements, bucket), the first claim not known
+	// to reject the class's pods under those requirements (a refusal under
+	// one required term or relaxation level says nothing of another).
+	cursors map[cursorKey]int
 }
 
 type prefTerm struct {
@@ -75,6 +78,9 @@ type step struct {
 	policy PreferencePolicy
 	desc   string
 }
+
+// cursorKey is an attempt's requirement set and a bucket.
+type cursorKey struct{ reqID, bucket int32 }
 
 type variantKey struct {
 	alt, level int
@@ -123,7 +129,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 		c, ok := byKey[key]
 		if !ok {
 			c = &class{id: len(s.classes), sample: p, namespace: p.Namespace, labels: p.Labels,
-				variants: map[variantKey]int32{}, cursors: map[int32]int{}}
+				variants: map[variantKey]int32{}, cursors: map[cursorKey]int{}}
 			if c.namespace == "" {
 				c.namespace = "default"
 			}
@@ -143,7 +149,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	for _, c := range s.classes {
 		s.deriveClass(c)
 	}
-	s.followDepths()
+	s.followTargets()
 	return nil
 }
 
@@ -522,32 +528,21 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 // with pod affinity to other pending pods) after their targets.
 const maxFollowChecks = 1 << 20
 
-// followDepths sets each class's follow depth: 0 for a class with no pod
-// affinity (required or preferred) to other pending classes, else one more
-// than the deepest class it follows (capped, so cycles end). The queue
-// places targets before their followers, as Karpenter's relax-and-requeue
-// loop ends up doing: a preferred affinity is then relaxed only when its
-// target really has no room, not because the target comes later.
-func (s *solver) followDepths() {
-	type follower struct {
-		c       *class
-		targets []*class
-	}
-	var fs []follower
+// followTargets records, for each class with pod affinity (required or
+// preferred) to other pending classes, those classes: the queue places
+// targets before their followers, as Karpenter's relax-and-requeue loop ends
+// up doing, so that a preferred affinity is relaxed only when its target
+// really has no room, not because the target comes later.
+func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
-		terms := affinityTerms(c.sample)
-		if len(terms) == 0 {
-			continue
-		}
-		f := follower{c: c}
-		for _, t := range terms {
+		for _, t := range affinityTerms(c.sample) {
 			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
 			if err != nil || t.LabelSelector == nil || sel.Matches(labels.Set(c.labels)) {
 				continue // a self-selecting term may start its own domain: it waits for nobody
 			}
 			for _, o := range s.classes {
-				if o == c || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
+				if o == c || slices.Contains(c.targets, o) || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
 					(len(t.Namespaces) == 0 && t.NamespaceSelector == nil && o.namespace != c.namespace) {
 					continue
 				}
@@ -555,27 +550,9 @@ func (s *solver) followDepths() {
 					return
 				}
 				if sel.Matches(labels.Set(o.labels)) {
-					f.targets = append(f.targets, o)
+					c.targets = append(c.targets, o)
 				}
 			}
-		}
-		if len(f.targets) > 0 {
-			fs = append(fs, f)
-		}
-	}
-	for range 4 {
-		changed := false
-		for _, f := range fs {
-			d := 0
-			for _, t := range f.targets {
-				d = max(d, t.follows+1)
-			}
-			if d = min(d, 4); d != f.c.follows {
-				f.c.follows, changed = d, true
-			}
-		}
-		if !changed {
-			break
 		}
 	}
 }

@@ -303,14 +303,15 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 	grow := s.growScratch[:0]
 	defer func() { s.growScratch = grow[:0] }()
 	for _, b := range p.buckets {
-		cur := c.cursors[int32(b.idx)]
+		ck := cursorKey{a.reqID, int32(b.idx)}
+		cur := c.cursors[ck]
 		if cur >= len(b.claims) || examined >= claimsExamined {
 			continue
 		}
 		be, ok, perm := s.evalBucket(a, b)
 		if !ok {
 			if perm {
-				c.cursors[int32(b.idx)] = len(b.claims)
+				c.cursors[ck] = len(b.claims)
 			}
 			continue
 		}
@@ -355,7 +356,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		}
 		if permFrom == cur {
 			// Everything from the cursor on refused for good: skip it next time.
-			c.cursors[int32(b.idx)] = len(b.claims)
+			c.cursors[ck] = len(b.claims)
 		}
 	}
 	for _, g := range grow {
