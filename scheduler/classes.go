@@ -48,6 +48,9 @@ type class struct {
 	steps           []step
 	termStep        []int // per topology term: its step, or -1 when required
 	prefStep        []int // per kept preferred node term: its step
+	// singlePref enforces one preferred node term at a time, the heaviest
+	// not yet dropped (Karpenter's relaxation order).
+	singlePref bool
 	taintStp        int   // the PreferNoSchedule step, or -1
 	nWhile          int   // steps [0, nWhile) are WhileFree
 	ignoreTaintPref bool
@@ -337,13 +340,20 @@ func joinReqs(rs []requirements.Requirements) string {
 }
 
 // derivePreferences builds the class's relaxation steps: preferred pod
-// affinity, preferred pod anti-affinity, preferred node affinity (each
-// lowest weight first), ScheduleAnyway spread constraints, then
-// PreferNoSchedule taints. Kinds under the Ignore policy get no step (never
-// enforced); WhileFree steps come first.
+// affinity, preferred pod anti-affinity, preferred node affinity,
+// ScheduleAnyway spread constraints, then PreferNoSchedule taints. Kinds
+// under the Ignore policy get no step (never enforced); WhileFree steps
+// come first.
+//
+// In nodeplan's order every preferred node-affinity term that can hold with
+// the heavier ones is enforced at once, and each kind drops its lightest
+// term first. In Karpenter's order (karpenterRelaxation) only the heaviest
+// remaining preferred node-affinity term is enforced, each kind drops its
+// heaviest term first, and ScheduleAnyway constraints go in listing order.
 func (s *solver) derivePreferences(c *class) {
 	p := c.sample
-	// Preferred node affinity: keep the terms that can hold together, heaviest first.
+	karp := s.cfg.karpenterRelaxation
+	c.singlePref = karp
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		prefs := slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 		slices.SortStableFunc(prefs, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
@@ -357,6 +367,9 @@ func (s *solver) derivePreferences(c *class) {
 				continue
 			}
 			candidate := kept.Intersect(tr)
+			if karp {
+				candidate = tr // each term alone
+			}
 			if !s.feasible(c, candidate) {
 				c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
 				continue
@@ -385,15 +398,28 @@ func (s *solver) derivePreferences(c *class) {
 				idx = append(idx, i)
 			}
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(terms[a].Weight, terms[b].Weight) })
+		slices.SortStableFunc(idx, func(a, b int) int {
+			if karp {
+				return cmp.Compare(terms[b].Weight, terms[a].Weight)
+			}
+			return cmp.Compare(terms[a].Weight, terms[b].Weight)
+		})
 		for _, i := range idx {
 			cands = append(cands, cand{st: step{kind: pk, desc: fmt.Sprintf("preferred %s (weight %d)", terms[i].Describe(), terms[i].Weight)}, term: i, pref: -1})
 		}
 	}
-	for i := len(c.prefs) - 1; i >= 0; i-- {
+	for k := range c.prefs {
+		i := len(c.prefs) - 1 - k // lightest first
+		if karp {
+			i = k // heaviest first
+		}
 		cands = append(cands, cand{st: step{kind: PreferNodeAffinity, desc: c.prefs[i].desc}, term: -1, pref: i})
 	}
-	for i := len(terms) - 1; i >= 0; i-- {
+	for k := range terms {
+		i := len(terms) - 1 - k
+		if karp {
+			i = k // listing order
+		}
 		if terms[i].Kind == topology.Spread && !terms[i].Required {
 			cands = append(cands, cand{st: step{kind: PreferTopologySpread, desc: "ScheduleAnyway " + terms[i].Describe()}, term: i, pref: -1})
 		}
@@ -452,10 +478,15 @@ func (c *class) activeTerm(i, level int) bool {
 	return st == -1 || st >= level
 }
 
-// activePref reports whether kept preferred node term i is enforced.
+// activePref reports whether kept preferred node term i is enforced: until
+// its step, and, when one term is enforced at a time (singlePref), only
+// once the heavier term before it has been dropped.
 func (c *class) activePref(i, level int) bool {
 	st := c.prefStep[i]
-	return st != ignoredStep && st >= level
+	if st == ignoredStep || st < level {
+		return false
+	}
+	return !c.singlePref || i == 0 || c.prefStep[i-1] < level
 }
 
 // toleratesPreferNoSchedule reports whether PreferNoSchedule taints are

@@ -79,6 +79,10 @@ type config struct {
 	nodeCost         float64
 	maxOptions       int
 	preferenceCost   bool
+	// karpenterRelaxation relaxes preferences in Karpenter's order (one
+	// preferred node-affinity term at a time, heaviest dropped first); set
+	// only for the plan Solve compares with its own.
+	karpenterRelaxation bool
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -60,13 +61,31 @@ type solver struct {
 // Inputs are never modified or retained. The same inputs give the same
 // Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
-	s, err := newSolver(pods, nodePools, catalog, opts)
+	cfg, err := resolve(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	s.run()
-	s.improve()
-	s.unstrand()
+	s, err := newSolver(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	// Plans: nodeplan's, and, where preferences are relaxed, one that
+	// relaxes them in Karpenter's order; each on its own goroutine. The
+	// plan that places the most pods wins, then the cheaper, then
+	// nodeplan's: honouring preferences never costs more than Karpenter's
+	// relaxation would.
+	plans := []*solver{s}
+	if s.relaxesPreferences() && len(s.pending) <= alternativeMaxPods {
+		alt := cfg
+		alt.karpenterRelaxation = true
+		k, err := newSolver(pods, nodePools, catalog, alt)
+		if err != nil {
+			return Result{}, err
+		}
+		plans = append(plans, k)
+	}
+	planAll(plans)
+	s = bestPlan(plans)
 	res := s.result()
 	if s.cfg.preferenceCost && s.hasPreferences() {
 		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
@@ -85,6 +104,73 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	return res, nil
 }
 
+// alternativeMaxPods bounds the inputs that are also planned with
+// Karpenter's relaxation order (it doubles the work and the memory).
+const alternativeMaxPods = 20000
+
+// plan places every pod, improves the plan and repairs what binding order
+// could break.
+func (s *solver) plan() {
+	s.run()
+	s.improve()
+	s.unstrand()
+}
+
+// planAll plans each solver, the second and later ones on goroutines of
+// their own (solvers share nothing mutable).
+func planAll(plans []*solver) {
+	var wg sync.WaitGroup
+	for _, p := range plans[1:] {
+		wg.Go(p.plan)
+	}
+	plans[0].plan()
+	wg.Wait()
+}
+
+// bestPlan returns the plan that places the most pods, then the cheapest,
+// then the first.
+func bestPlan(plans []*solver) *solver {
+	best := plans[0]
+	bp, bc := best.placed(), best.totalPrice()
+	for _, p := range plans[1:] {
+		n, c := p.placed(), p.totalPrice()
+		if n > bp || (n == bp && c < bc-priceEps) {
+			best, bp, bc = p, n, c
+		}
+	}
+	return best
+}
+
+// placed counts the pods placed on a node or a NodeClaim.
+func (s *solver) placed() int {
+	n := 0
+	for _, pp := range s.pending {
+		if pp.claim != nil || pp.node != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// relaxesPreferences reports whether Karpenter's order of relaxation could
+// differ from nodeplan's for some pod: it has two or more Respect steps of
+// one kind (two preferred node-affinity terms, two weights of preferred pod
+// affinity or anti-affinity, two ScheduleAnyway constraints). With at most
+// one of each kind, both orders are the same.
+func (s *solver) relaxesPreferences() bool {
+	for _, c := range s.classes {
+		n := map[PreferenceKind]int{}
+		for _, st := range c.steps {
+			if st.policy == PreferenceRespect {
+				if n[st.kind]++; n[st.kind] > 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // hasPreferences reports whether some pod carries a preference the policy
 // enforces.
 func (s *solver) hasPreferences() bool {
@@ -96,12 +182,9 @@ func (s *solver) hasPreferences() bool {
 	return false
 }
 
-func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []Option) (*solver, error) {
-	cfg, err := resolve(opts)
-	if err != nil {
-		return nil, err
-	}
+func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
+	var err error
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
