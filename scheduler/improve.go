@@ -47,14 +47,15 @@ func (s *solver) improveWith(b *int) {
 	s.buildSlack()
 	s.slackBuilt = true
 	// Rounds of drain, absorb and shrink while a round lowers the price
-	// (each move frees or fills room another move may use). Then merges,
-	// and one more round when they saved something: a merge is strictly
-	// cheaper, but the larger, narrower claims it leaves give the other
-	// moves less to work with, so merging last can only lower the price
-	// the rounds reached.
+	// (each move frees or fills room another move may use). Then merges and
+	// the existing-node pass, and one more round when they saved something:
+	// a merge is strictly cheaper, but the larger, narrower claims it leaves
+	// give the other moves less to work with, so merging last can only
+	// lower the price the rounds reached.
 	s.improveRounds(&budget)
 	before := s.totalPrice()
 	s.mergeRound(s.byPods(), &budget)
+	s.toExisting(&budget)
 	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
 	}
@@ -277,19 +278,28 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	return best.claim
 }
 
-// moveBack returns pp to claim dst (undoing a move), refitting dst.
+// moveBack returns pp to claim dst (undoing a move from dst to another
+// claim or to an existing node), refitting dst.
 func (s *solver) moveBack(pp *pending, dst *claim) {
 	c := pp.cls
 	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-	from := pp.claim
-	fromHost := topology.Host{Hostname: from.host, Requirements: s.reqs.info(from.reqID).reqs, Taints: from.pool.tmpl.Taints}
+	fromHost := s.hostOf(pp)
 	s.topo.Unrecord(c.topo, a.active, &fromHost)
-	s.detach(pp)
+	fromNode, from := pp.node, pp.claim
+	if fromNode != nil {
+		s.unplaceExisting(pp)
+	} else {
+		s.detach(pp)
+	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
+		if fromNode != nil {
+			s.putExisting(pp, a, fromNode)
+			return
+		}
 		s.topo.Record(c.topo, a.active, &fromHost)
 		s.reattach(pp, from)
 		return

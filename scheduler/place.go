@@ -221,42 +221,58 @@ func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
 
 // findExisting places the pod on the first existing node that takes it.
 func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
-	c := a.c
-	if len(s.existing) == 0 {
-		return nil
-	}
-	r := s.reqs.info(a.reqID).reqs
 	for _, en := range s.existing {
-		if en.notReady || !c.requests.Fits(en.free) {
-			continue
+		if s.existingAdmits(a, en) {
+			s.putExisting(pp, a, en)
+			return en
 		}
-		if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
-			continue
-		}
-		if !c.toleratesPreferNoSchedule(a.level) {
-			if _, bad := requirements.UntoleratedPreference(en.taints, c.tolerations); bad {
-				continue
-			}
-		}
-		if !r.Matches(en.labels) {
-			continue
-		}
-		if _, clash := portsConflict(en.ports, c.ports); clash {
-			continue
-		}
-		host := topology.Host{Node: en.topo}
-		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
-			continue
-		}
-		en.free = en.free.Sub(c.requests)
-		en.ports = append(en.ports, c.ports...)
-		en.placed = append(en.placed, pp)
-		pp.node = en
-		pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
-		s.topo.Record(c.topo, a.active, &host)
-		return en
 	}
 	return nil
+}
+
+// existingStatic reports whether an existing node could ever take the
+// attempt's pods, room aside: readiness, taints and labels.
+func (s *solver) existingStatic(a attempt, en *existingNode) bool {
+	c := a.c
+	if en.notReady {
+		return false
+	}
+	if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
+		return false
+	}
+	if !c.toleratesPreferNoSchedule(a.level) {
+		if _, bad := requirements.UntoleratedPreference(en.taints, c.tolerations); bad {
+			return false
+		}
+	}
+	return s.reqs.info(a.reqID).reqs.Matches(en.labels)
+}
+
+// existingAdmits reports whether an existing node takes the attempt's pod
+// now: room, taints, labels, host ports and topology.
+func (s *solver) existingAdmits(a attempt, en *existingNode) bool {
+	c := a.c
+	if !c.requests.Fits(en.free) || !s.existingStatic(a, en) {
+		return false
+	}
+	if _, clash := portsConflict(en.ports, c.ports); clash {
+		return false
+	}
+	host := topology.Host{Node: en.topo}
+	_, v := s.topo.Check(c.topo, a.active, &host, nil)
+	return v == nil
+}
+
+// putExisting places pp on an existing node (the one place that does).
+func (s *solver) putExisting(pp *pending, a attempt, en *existingNode) {
+	c := a.c
+	en.free = en.free.Sub(c.requests)
+	en.ports = append(en.ports, c.ports...)
+	en.placed = append(en.placed, pp)
+	pp.node = en
+	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
+	host := topology.Host{Node: en.topo}
+	s.topo.Record(c.topo, a.active, &host)
 }
 
 // priceEps absorbs float noise when prices are compared.
