@@ -45,16 +45,17 @@ type class struct {
 	topo          *topology.Pod
 	topoSpec      topology.PodSpec
 	// relaxation
-	steps           []step
-	termStep        []int // per topology term: its step, or -1 when required
-	prefStep        []int // per kept preferred node term: its step
+	steps    []step
+	termStep []int // per topology term: its step, or -1 when required
+	prefStep []int // per kept preferred node term: its step
 	// singlePref enforces one preferred node term at a time, the heaviest
 	// not yet dropped (Karpenter's relaxation order).
-	singlePref bool
-	taintStp        int   // the PreferNoSchedule step, or -1
-	nWhile          int   // steps [0, nWhile) are WhileFree
+	singlePref      bool
+	taintStp        int // the PreferNoSchedule step, or -1
+	nWhile          int // steps [0, nWhile) are WhileFree
 	ignoreTaintPref bool
 	pods            []*pending
+	placedN         int // pods of the class placed so far
 	// isolated pods need a node of their own among their group (required
 	// hostname anti-affinity to themselves); they are placed first so that
 	// the room their nodes leave can be filled by others.

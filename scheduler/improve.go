@@ -319,6 +319,7 @@ func (s *solver) reattach(pp *pending, cl *claim) {
 	cl.used = cl.used.Add(pp.cls.requests)
 	cl.ports = append(cl.ports, pp.cls.ports...)
 	pp.claim = cl
+	pp.cls.placedN++
 }
 
 // detach removes pp from its claim (its topology counts must already be
@@ -334,6 +335,7 @@ func (s *solver) detach(pp *pending) {
 		cl.ports = append(cl.ports, o.cls.ports...)
 	}
 	pp.claim = nil
+	pp.cls.placedN--
 	if len(cl.pods) == 0 {
 		var zero binpack.Vec
 		cl.pool.charge(&zero, &cl.charged)

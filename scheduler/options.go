@@ -83,6 +83,10 @@ type config struct {
 	// preferred node-affinity term at a time, heaviest dropped first); set
 	// only for the plan Solve compares with its own.
 	karpenterRelaxation bool
+	// fillBounded makes planned claims of NodePools with limits take pods
+	// before new claims whatever they grow to; set only for the plan Solve
+	// makes when limits left pods unplaced.
+	fillBounded bool
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to

@@ -188,7 +188,11 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		if !s.poolTolerated(c, p, a.level) || len(p.buckets) == 0 {
 			continue
 		}
-		ev, ok := s.findClaim(pp, a, p, maxDelta)
+		md := maxDelta
+		if s.fills(p) {
+			md = math.Inf(1)
+		}
+		ev, ok := s.findClaim(pp, a, p, md)
 		if ok && (!found || better(ev, best)) {
 			best, found = ev, true
 			if best.delta <= priceEps {
@@ -197,7 +201,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		}
 	}
 	switch {
-	case found && (best.delta <= priceEps || !haveNew || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
+	case found && (best.delta <= priceEps || !haveNew || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
 		s.commit(pp, a, best)
 		return true
 	case haveNew:
@@ -205,6 +209,13 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		return true
 	}
 	return false
+}
+
+// fills reports whether planned claims of pool p take pods before a new
+// claim does, whatever they grow to: in the plan made for NodePools whose
+// limits bind, every new node spends the limit on its own overhead.
+func (s *solver) fills(p *pool) bool {
+	return s.cfg.fillBounded && p.bounded()
 }
 
 func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
@@ -270,6 +281,7 @@ func (s *solver) putExisting(pp *pending, a attempt, en *existingNode) {
 	en.ports = append(en.ports, c.ports...)
 	en.placed = append(en.placed, pp)
 	pp.node = en
+	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	host := topology.Host{Node: en.topo}
 	s.topo.Record(c.topo, a.active, &host)
@@ -468,7 +480,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
-	if !fits {
+	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
 		return ev, false, false
 	}
 	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
@@ -509,6 +521,11 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if !s.minValuesOK(p, id, c.requests, &zero) {
 		return evaluation{}, false
+	}
+	if s.fills(p) && !s.hasReservations {
+		if o, ok := s.limitSized(c, p, id); ok {
+			t, pos, price = o.t, o.pos, o.price
+		}
 	}
 	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
 }
@@ -779,6 +796,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	s.updateHold(cl)
 	cl.ports = append(cl.ports, c.ports...)
 	pp.claim = cl
+	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}

@@ -298,6 +298,20 @@ func (s *solver) poolLimits(p *pool) {
 	slices.Sort(p.limitDims)
 }
 
+// spendsNoMore reports whether a node of capacity capNew spends no more of
+// the pool's limits than one of capacity capOld.
+func (p *pool) spendsNoMore(capNew, capOld binpack.Vec) bool {
+	for _, d := range p.limitDims {
+		if capNew[d] > capOld[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// bounded reports whether the pool has limits (resources or nodes).
+func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
+
 // withinLimits reports whether growing the pool's charged capacity by
 // capacity(t) − charged stays within its remaining limits.
 func (p *pool) withinLimits(capNew, capOld *binpack.Vec) bool {

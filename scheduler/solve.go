@@ -86,6 +86,18 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	planAll(plans)
 	s = bestPlan(plans)
+	if s.fillMayHelp() {
+		// Limits may be what left pods unplaced: a plan that fills planned
+		// claims before opening new ones spends less of them on overhead.
+		fill := s.cfg
+		fill.fillBounded = true
+		f, err := newSolver(pods, nodePools, catalog, fill)
+		if err != nil {
+			return Result{}, err
+		}
+		f.plan()
+		s = bestPlan([]*solver{s, f})
+	}
 	res := s.result()
 	if s.cfg.preferenceCost && s.hasPreferences() {
 		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
