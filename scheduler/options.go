@@ -87,6 +87,9 @@ type config struct {
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.
 	fillBounded bool
+	// first names pods queued before all others; set only for the plan
+	// Solve makes when pods were left unplaced.
+	first map[string]bool
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"cmp"
 	"slices"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -49,6 +48,7 @@ type solver struct {
 	resHeld         map[string]int
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
+	planned         bool
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -65,38 +65,9 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	if err != nil {
 		return Result{}, err
 	}
-	s, err := newSolver(pods, nodePools, catalog, cfg)
+	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
-	}
-	// Plans: nodeplan's, and, where preferences are relaxed, one that
-	// relaxes them in Karpenter's order; each on its own goroutine. The
-	// plan that places the most pods wins, then the cheaper, then
-	// nodeplan's: honouring preferences never costs more than Karpenter's
-	// relaxation would.
-	plans := []*solver{s}
-	if s.relaxesPreferences() && len(s.pending) <= alternativeMaxPods {
-		alt := cfg
-		alt.karpenterRelaxation = true
-		k, err := newSolver(pods, nodePools, catalog, alt)
-		if err != nil {
-			return Result{}, err
-		}
-		plans = append(plans, k)
-	}
-	planAll(plans)
-	s = bestPlan(plans)
-	if s.fillMayHelp() {
-		// Limits may be what left pods unplaced: a plan that fills planned
-		// claims before opening new ones spends less of them on overhead.
-		fill := s.cfg
-		fill.fillBounded = true
-		f, err := newSolver(pods, nodePools, catalog, fill)
-		if err != nil {
-			return Result{}, err
-		}
-		f.plan()
-		s = bestPlan([]*solver{s, f})
 	}
 	res := s.result()
 	if s.cfg.preferenceCost && s.hasPreferences() {
@@ -114,73 +85,6 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		res.Preferences = &PreferenceCost{}
 	}
 	return res, nil
-}
-
-// alternativeMaxPods bounds the inputs that are also planned with
-// Karpenter's relaxation order (it doubles the work and the memory).
-const alternativeMaxPods = 20000
-
-// plan places every pod, improves the plan and repairs what binding order
-// could break.
-func (s *solver) plan() {
-	s.run()
-	s.improve()
-	s.unstrand()
-}
-
-// planAll plans each solver, the second and later ones on goroutines of
-// their own (solvers share nothing mutable).
-func planAll(plans []*solver) {
-	var wg sync.WaitGroup
-	for _, p := range plans[1:] {
-		wg.Go(p.plan)
-	}
-	plans[0].plan()
-	wg.Wait()
-}
-
-// bestPlan returns the plan that places the most pods, then the cheapest,
-// then the first.
-func bestPlan(plans []*solver) *solver {
-	best := plans[0]
-	bp, bc := best.placed(), best.totalPrice()
-	for _, p := range plans[1:] {
-		n, c := p.placed(), p.totalPrice()
-		if n > bp || (n == bp && c < bc-priceEps) {
-			best, bp, bc = p, n, c
-		}
-	}
-	return best
-}
-
-// placed counts the pods placed on a node or a NodeClaim.
-func (s *solver) placed() int {
-	n := 0
-	for _, pp := range s.pending {
-		if pp.claim != nil || pp.node != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// relaxesPreferences reports whether Karpenter's order of relaxation could
-// differ from nodeplan's for some pod: it has two or more Respect steps of
-// one kind (two preferred node-affinity terms, two weights of preferred pod
-// affinity or anti-affinity, two ScheduleAnyway constraints). With at most
-// one of each kind, both orders are the same.
-func (s *solver) relaxesPreferences() bool {
-	for _, c := range s.classes {
-		n := map[PreferenceKind]int{}
-		for _, st := range c.steps {
-			if st.policy == PreferenceRespect {
-				if n[st.kind]++; n[st.kind] > 1 {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // hasPreferences reports whether some pod carries a preference the policy
@@ -425,7 +329,8 @@ func (s *solver) run() {
 	}
 }
 
-// queue orders the pending pods: isolated pods first (each needs a node of
+// queue orders the pending pods: the pods the config names first (a plan
+// made again for the pods an earlier one left unplaced), isolated pods (each needs a node of
 // its own among its group, and the room their nodes leave serves others),
 // then largest first (cpu, then memory, then name), except that a pod whose
 // pod affinity selects other pending pods waits until the last of those is
@@ -434,6 +339,12 @@ func (s *solver) run() {
 func (s *solver) queue() []*pending {
 	sorted := slices.Clone(s.pending)
 	slices.SortStableFunc(sorted, func(a, b *pending) int {
+		if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
+			if fa {
+				return -1
+			}
+			return 1
+		}
 		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
 			if ia {
 				return -1
