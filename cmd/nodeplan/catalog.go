@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // catalogSource says where the instance types come from.
@@ -36,13 +38,11 @@ func (s catalogSource) load() (instancetypes.Catalog, []string) {
 		}
 		return cat, nil
 	}
-	data, err := readFile(s.file)
-	if err != nil {
-		return instancetypes.Catalog{}, []string{err.Error()}
-	}
-	cat, err := instancetypes.Decode(data)
-	if err != nil {
-		return instancetypes.Catalog{}, prefixed(s.file+": ", errorLines(err))
+	cat, err := manifest.LoadCatalog(s.file)
+	if fe := (*manifest.FileError)(nil); errors.As(err, &fe) {
+		return instancetypes.Catalog{}, prefixed(fe.File+": ", errorLines(fe.Err))
+	} else if err != nil {
+		return instancetypes.Catalog{}, errorLines(err)
 	}
 	if s.regionSet && cat.Region() != "" && cat.Region() != s.region {
 		return instancetypes.Catalog{}, []string{fmt.Sprintf("%s: the catalog is of region %s, not %s", s.file, cat.Region(), s.region)}

@@ -129,7 +129,7 @@ metadata:
 		{
 			name:  "empty folder",
 			files: map[string]string{"notes.txt": "nothing to see"},
-			want:  []string{"error: {dir}: no .yaml, .yml or .json file in the folder (-R reads sub-folders)"},
+			want:  []string{"error: {dir}: no .yaml, .yml or .json file in the folder (its sub-folders are read only with -R)"},
 		},
 		{
 			name:  "bad catalog file",

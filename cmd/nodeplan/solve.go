@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 const solveUsage = `Usage: nodeplan solve -f PATH [-f PATH ...] [flags]
 
 Plans the NodeClaims for the pending pods of Kubernetes manifests (see
-shared/formats/SCENARIO.md): Pods, Deployments, ReplicaSets, StatefulSets,
+docs/SCENARIO.md): Pods, Deployments, ReplicaSets, StatefulSets,
 Jobs, DaemonSets, NodePools, Nodes, PersistentVolumeClaims,
 PersistentVolumes, StorageClasses and Namespaces. Other kinds are skipped
 with a warning.
@@ -180,7 +180,8 @@ func render(w io.Writer, format string, res scheduler.Result, cat instancetypes.
 // load reads the manifests and the catalog. Warnings and errors go to
 // stderr, one line each; every error of the input is reported in one pass.
 func load(f solveFlags, stderr io.Writer) (manifest.Input, instancetypes.Catalog, bool) {
-	files, errs := readInputs(f.paths, f.recursive)
+	files, readErr := manifest.ReadFiles(f.paths, f.recursive)
+	errs := readErrors(readErr)
 	in, err := manifest.Decode(files)
 	warnings := in.Warnings
 	if err == nil && len(errs) == 0 && len(in.NodePools) == 0 {

@@ -1,5 +1,5 @@
 // Package manifest reads the Kubernetes manifests of the command line's input
-// (shared/formats/SCENARIO.md) into the values scheduler.Solve takes: pending
+// (docs/SCENARIO.md) into the values scheduler.Solve takes: pending
 // pods, pods already bound to nodes, nodes, NodePools, DaemonSets, volumes,
 // storage classes and namespaces.
 //

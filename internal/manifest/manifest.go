@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/nodepool"
-	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // File is one input file: its name (used in errors, and to tell a JSON
@@ -42,25 +41,6 @@ type Input struct {
 	// Warnings are the things skipped or guessed, one line each, in input
 	// order.
 	Warnings []string
-}
-
-// Options returns the scheduler options that carry the input's cluster
-// state: existing nodes and their pods, DaemonSets, volumes and namespaces.
-func (in Input) Options() []scheduler.Option {
-	var opts []scheduler.Option
-	if len(in.Nodes) > 0 || len(in.BoundPods) > 0 {
-		opts = append(opts, scheduler.WithExistingNodes(in.Nodes, in.BoundPods))
-	}
-	if len(in.DaemonSets) > 0 {
-		opts = append(opts, scheduler.WithDaemonSets(in.DaemonSets))
-	}
-	if len(in.PVCs) > 0 || len(in.PVs) > 0 || len(in.StorageClasses) > 0 {
-		opts = append(opts, scheduler.WithVolumes(in.PVCs, in.PVs, in.StorageClasses))
-	}
-	if len(in.Namespaces) > 0 {
-		opts = append(opts, scheduler.WithNamespaces(in.Namespaces))
-	}
-	return opts
 }
 
 // Decode reads every document of every file. The error, when not nil, is an
