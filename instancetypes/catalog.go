@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -71,19 +74,26 @@ func WithTransform(transform func(*Document) error) CatalogOption {
 // types are copied (the caller keeps its own), and each type's offerings are
 // sorted cheapest first (ties: zone, capacity type, reservation ID).
 //
-// Errors are aggregated into one field.ErrorList whose paths name the
-// instance type and the field (instanceTypes[m5.large].offerings[2].price):
-// an empty or duplicate name; a label key that is not a qualified name, or
-// that is decided per offering (zone, zone ID, capacity type, reservation
-// ID); a label value that is not a valid label value; a resource name that
-// is not a qualified name; a negative quantity; overhead (kubeReserved +
-// systemReserved + evictionThreshold) larger than capacity, or of a
-// resource without capacity; an offering without zone or capacity type, with
-// an unknown capacity type, with a zone or zone ID that is not a valid label
-// value, with a negative or non-finite price; a reserved offering without
-// reservation ID or with a negative reservation capacity; a reservation ID
-// or capacity on an offering that is not reserved; and two offerings of one
-// type with the same zone, capacity type and reservation ID.
+// Zero values mean the common case: an offering is available unless
+// Unavailable is set, and a type whose capacity has no "pods" can host
+// [DefaultPods] pods (the kubelet's default maxPods; the catalog's copy of
+// the type gets that capacity).
+//
+// What cannot work is rejected, naming the type. Errors are aggregated into
+// one field.ErrorList whose paths name the instance type and the field
+// (instanceTypes[m5.large].offerings[2].price): an empty or duplicate name;
+// no cpu or no memory capacity, or a zero one; no offering; a label key
+// that is not a qualified name, or that is decided per offering (zone, zone
+// ID, capacity type, reservation ID); a label value that is not a valid
+// label value; a resource name that is not a qualified name; a negative
+// quantity; overhead (kubeReserved + systemReserved + evictionThreshold)
+// larger than capacity, or of a resource without capacity; an offering
+// without zone or capacity type, with an unknown capacity type, with a zone
+// or zone ID that is not a valid label value, with a negative or
+// non-finite price; a reserved offering without reservation ID or with a
+// negative reservation capacity; a reservation ID or capacity on an
+// offering that is not reserved; and two offerings of one type with the
+// same zone, capacity type and reservation ID.
 func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	cfg := catalogConfig{}
 	for _, o := range opts {
@@ -132,6 +142,7 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	labels := labelRequirements{}
 	for i := range types {
 		it := &types[i]
+		defaultPods(it)
 		slices.SortStableFunc(it.Offerings, compareOfferings)
 		it.derive(c.labelKeys, labels)
 		c.types[i] = it
@@ -143,6 +154,22 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	}
 	c.schema = base.WithWellKnown(c.labelKeys...).WithWellKnown(LabelZoneID, LabelReservationID)
 	return c
+}
+
+// DefaultPods is the pods capacity of an instance type whose capacity does
+// not say: the kubelet's default maxPods.
+const DefaultPods = 110
+
+// defaultPods gives a type without pods capacity the kubelet's default, so
+// that it can host pods (every pod asks for one "pods").
+func defaultPods(it *InstanceType) {
+	if _, ok := it.Capacity[corev1.ResourcePods]; ok {
+		return
+	}
+	if it.Capacity == nil {
+		it.Capacity = corev1.ResourceList{}
+	}
+	it.Capacity[corev1.ResourcePods] = *resource.NewQuantity(DefaultPods, resource.DecimalSI)
 }
 
 // Derived returns the value build makes for key, building it once per

@@ -514,7 +514,6 @@ func (d *decoder) offerings(f *flaws) ([]Offering, error) {
 }
 
 func (d *decoder) offering() (o Offering, isObject bool, err error) {
-	o.Available = true
 	if d.peek() != '{' {
 		return o, false, d.wrongType("an offering object")
 	}
@@ -535,7 +534,7 @@ func (d *decoder) offering() (o Offering, isObject bool, err error) {
 		case 4:
 			var b bool
 			if b, ok, err = d.boolean(); ok {
-				o.Available = b
+				o.Unavailable = !b
 			}
 		case 5:
 			o.ReservationID, err = d.str(true)

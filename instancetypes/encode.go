@@ -94,7 +94,7 @@ func appendOffering(b []byte, o Offering) ([]byte, error) {
 	b = append(b, `,"price":`...)
 	b = appendFloat(b, o.Price)
 	b = append(b, `,"available":`...)
-	b = strconv.AppendBool(b, o.Available)
+	b = strconv.AppendBool(b, !o.Unavailable)
 	if o.ReservationID != "" {
 		b = append(b, `,"reservationID":`...)
 		b = appendString(b, o.ReservationID)

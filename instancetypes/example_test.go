@@ -25,7 +25,7 @@ func ExampleDecode() {
 
 func ExampleDecode_errors() {
 	_, err := instancetypes.Decode([]byte(`{"instanceTypes":[
-{"name":"m5.large","capacity":{"cpu":"2x"},"offerings":[{"zone":"us-east-1a","capacityType":"ondemand","price":-1}]}]}`))
+{"name":"m5.large","capacity":{"cpu":"2x","memory":"8Gi"},"offerings":[{"zone":"us-east-1a","capacityType":"ondemand","price":-1}]}]}`))
 	fmt.Println(err)
 	// Output:
 	// [instanceTypes[m5.large].capacity[cpu]: Invalid value: "2x": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', instanceTypes[m5.large].offerings[0].capacityType: Unsupported value: "ondemand": supported values: "on-demand", "spot", "reserved", instanceTypes[m5.large].offerings[0].price: Invalid value: -1: price must be a non-negative number]

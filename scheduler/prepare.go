@@ -178,7 +178,7 @@ func (s *solver) preparePools(pools []nodepool.NodePool) error {
 		zones, cts := map[string]bool{}, map[string]bool{}
 		p.types.Each(func(ti int) bool {
 			for _, o := range s.idx.Type(ti).Offerings {
-				if o.Available && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
+				if !o.Unavailable && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
 					t.Requirements.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
 					t.Requirements.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
 					zones[o.Zone] = true

@@ -199,7 +199,7 @@ func (b *builder) apply(it *instancetypes.InstanceType) bool {
 			}
 		}
 		if b.isUnavailable(OfferingKey{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType}) {
-			o.Available = false
+			o.Unavailable = true
 		}
 		offerings = append(offerings, o)
 	}
