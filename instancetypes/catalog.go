@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -17,6 +18,7 @@ import (
 type Catalog struct {
 	region    string
 	source    string
+	provider  string
 	types     []*InstanceType
 	byName    map[string]int
 	labelKeys []string
@@ -30,18 +32,22 @@ type Catalog struct {
 type CatalogOption func(*catalogConfig)
 
 type catalogConfig struct {
-	region    string
-	source    string
-	schema    *requirements.Schema
-	transform func(*Document) error
+	region       string
+	source       string
+	provider     string
+	schema       *requirements.Schema
+	vocabularies map[string]requirements.Schema
+	transform    func(*Document) error
 }
 
 // Document is what a [WithTransform] function edits: a catalog's region,
-// source and instance types before validation. The types are the catalog's
-// own copy: a transform may change, drop, add or reorder them in place.
+// source, provider and instance types before validation. The types are the
+// catalog's own copy: a transform may change, drop, add or reorder them in
+// place.
 type Document struct {
 	Region        string
 	Source        string
+	Provider      string
 	InstanceTypes []InstanceType
 }
 
@@ -51,9 +57,9 @@ func WithRegion(region string) CatalogOption { return func(c *catalogConfig) { c
 // WithSource records where the catalog's facts came from.
 func WithSource(source string) CatalogOption { return func(c *catalogConfig) { c.source = source } }
 
-// WithBaseSchema sets the label vocabulary the catalog extends (default
-// requirements.DefaultSchema). Providers pass their aliases and restricted
-// domains here.
+// WithBaseSchema sets the label vocabulary the catalog extends outright,
+// whatever provider it names (default: the provider's vocabulary given with
+// WithVocabulary, or requirements.DefaultSchema when it names none).
 func WithBaseSchema(s requirements.Schema) CatalogOption {
 	return func(c *catalogConfig) { c.schema = &s }
 }
@@ -112,25 +118,29 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	if errs := validateTypes(owned); len(errs) > 0 {
 		return Catalog{}, errs.ToAggregate()
 	}
-	return buildCatalog(owned, cfg), nil
+	return buildCatalog(owned, cfg)
 }
 
 // applyTransform runs the transform on types, which the caller owns, and
-// takes the region and source it leaves.
+// takes the region, source and provider it leaves.
 func (cfg *catalogConfig) applyTransform(types []InstanceType) ([]InstanceType, error) {
-	doc := Document{Region: cfg.region, Source: cfg.source, InstanceTypes: types}
+	doc := Document{Region: cfg.region, Source: cfg.source, Provider: cfg.provider, InstanceTypes: types}
 	if err := cfg.transform(&doc); err != nil {
 		return nil, err
 	}
-	cfg.region, cfg.source = doc.Region, doc.Source
+	cfg.region, cfg.source, cfg.provider = doc.Region, doc.Source, doc.Provider
 	return doc.InstanceTypes, nil
 }
 
 // buildCatalog builds a catalog of validated types it takes ownership of:
 // it sorts their offerings in place and derives requirements and
-// allocatable.
-func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
-	c := Catalog{region: cfg.region, source: cfg.source, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
+// allocatable. The error is a provider without a vocabulary.
+func buildCatalog(types []InstanceType, cfg catalogConfig) (Catalog, error) {
+	base, ferr := cfg.baseSchema()
+	if ferr != nil {
+		return Catalog{}, field.ErrorList{ferr}.ToAggregate()
+	}
+	c := Catalog{region: cfg.region, source: cfg.source, provider: cfg.provider, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
 	keys := map[string]struct{}{}
 	for i := range types {
 		for k := range types[i].Labels {
@@ -148,12 +158,8 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 		c.types[i] = it
 		c.byName[it.Name] = i
 	}
-	base := requirements.DefaultSchema()
-	if cfg.schema != nil {
-		base = *cfg.schema
-	}
 	c.schema = base.WithWellKnown(c.labelKeys...).WithWellKnown(LabelZoneID, LabelReservationID)
-	return c
+	return c, nil
 }
 
 // DefaultPods is the pods capacity of an instance type whose capacity does

@@ -12,7 +12,7 @@ import (
 
 // catalogSource says where the instance types come from.
 type catalogSource struct {
-	// file is a catalog in the CATALOG.md format; "" means the built-in
+	// file is a catalog in the docs/CATALOG.md format; "" means the built-in
 	// AWS catalog.
 	file string
 	// region and zones select the built-in catalog's region and zones
@@ -70,7 +70,9 @@ func restrictZones(cat instancetypes.Catalog, zones []string) (instancetypes.Cat
 				c.Offerings = append(c.Offerings, o)
 			}
 		}
-		types = append(types, c)
+		if len(c.Offerings) > 0 { // a type not offered in the zones goes
+			types = append(types, c)
+		}
 	}
 	for _, z := range zones {
 		if !known[z] {
@@ -82,8 +84,10 @@ func restrictZones(cat instancetypes.Catalog, zones []string) (instancetypes.Cat
 			return instancetypes.Catalog{}, fmt.Errorf("zone %q: no instance type is offered there (zones: %s)", z, strings.Join(all, ", "))
 		}
 	}
-	// NewCatalog copies the types, so sharing the maps of cat is safe.
-	return instancetypes.NewCatalog(types, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()))
+	// NewCatalog copies the types, so sharing the maps of cat is safe. The
+	// catalog's schema carries its provider's vocabulary.
+	return instancetypes.NewCatalog(types, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()),
+		instancetypes.WithProvider(cat.Provider()), instancetypes.WithBaseSchema(cat.Schema()))
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -48,7 +48,7 @@ type solveFlags struct {
 func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.paths, "f", "a manifest file, or a folder of *.yaml, *.yml and *.json files (repeatable; a file ending in .gz, such as pods.yaml.gz, is decompressed)")
 	fs.BoolVar(&f.recursive, "R", false, "read the sub-folders of -f folders too")
-	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, shared/formats/CATALOG.md) instead of the built-in AWS one")
+	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&f.zones, "zones", "", "comma-separated zones to plan in (default: every zone of the region)")
 	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
