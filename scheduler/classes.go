@@ -142,6 +142,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	}
 	for _, c := range s.classes {
 		s.deriveClass(c)
+		c.invalid = cmp.Or(validatePod(c.sample), c.invalid) // validate_pod.go: what the API server rejects is never placed
 	}
 	s.followDepths()
 	return nil
