@@ -218,7 +218,7 @@ func TestFatalOnBrokenScenario(t *testing.T) {
 				return plantest.FromYAML(r, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n",
 					plantest.WithSolveOptions(scheduler.WithMaxInstanceTypeOptions(0)))
 			},
-			want: "fatal: plantest: Solve refused the input:\n\tmax instance-type options 0: must be at least 1",
+			want: "fatal: plantest: Solve refused the input:\n\tWithMaxInstanceTypeOptions: 0: must be at least 1",
 		},
 	}
 	for _, tt := range tests {
