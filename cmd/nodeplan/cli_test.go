@@ -475,5 +475,6 @@ func TestSolveVerify(t *testing.T) {
 		require.Equal(t, exitOK, code, "%s: stderr:\n%s", ex, stderr.String())
 		require.NotContains(t, stderr.String(), "violation:", ex)
 		require.Contains(t, out.String(), `"nodeClaims"`, ex)
+		require.Regexp(t, `(?m)^verify: plan valid \(\d+ pods, \d+ NodeClaims\)$`, stderr.String(), ex)
 	}
 }

@@ -54,7 +54,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
-	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify); violations go to stderr, one per line, and the exit status is 1")
+	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
 	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
@@ -161,6 +161,9 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	if len(violations) > 0 {
 		printLines(stderr, "violation: ", violations)
 		return exitFailure
+	}
+	if f.verify {
+		return write(stderr, fmt.Sprintf("verify: plan valid (%d pods, %d NodeClaims)\n", res.Summary.Pods, len(res.NodeClaims)))
 	}
 	return exitOK
 }
