@@ -112,7 +112,7 @@ Price:  $0.0000/hour, $0.00/month (730 hours)
 func TestRenderJSON(t *testing.T) {
 	t.Parallel()
 	res := scheduler.Result{
-		NodeClaims: []scheduler.NodeClaim{{Name: "a-1", NodePool: "a", InstanceType: "m5.large", Zone: "z", CapacityType: "spot", Price: 0.5}},
+		NodeClaims:  []scheduler.NodeClaim{{Name: "a-1", NodePool: "a", InstanceType: "m5.large", Zone: "z", CapacityType: "spot", Price: 0.5}},
 		Relaxations: []scheduler.Relaxation{{Pod: "default/p", Dropped: []string{"x"}}},
 		PodErrors: []scheduler.PodError{
 			{Pod: "default/q", Reason: "cpu < 2 & memory > 1Gi", Code: scheduler.ReasonInsufficient,
