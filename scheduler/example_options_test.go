@@ -77,7 +77,7 @@ func ExampleWithExistingNodes() {
 func ExampleWithDaemonSets() {
 	agent := &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "log-agent", Namespace: "kube-system"},
-		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: examplePod("agent", "1500m").Spec}},
+		Spec:       appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: examplePod("agent", "1500m").Spec}},
 	}
 	pods := []*corev1.Pod{examplePod("web-0", "1")}
 	for _, opts := range [][]scheduler.Option{nil, {scheduler.WithDaemonSets([]*appsv1.DaemonSet{agent})}} {
