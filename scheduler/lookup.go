@@ -3,6 +3,8 @@ package scheduler
 import (
 	"slices"
 	"strings"
+
+	"github.com/nodeplan/nodeplan/internal/kube"
 )
 
 // PodPlacement is where one pending pod of a plan goes: a new NodeClaim, an
@@ -31,7 +33,7 @@ func (p PodPlacement) Placed() bool { return p.NodeClaim != nil || p.Node != "" 
 // PodErrors instead.
 func (r Result) Pod(name string) (PodPlacement, bool) {
 	if !strings.Contains(name, "/") {
-		name = "default/" + name
+		name = kube.Key("", name)
 	}
 	for i := range r.NodeClaims {
 		if slices.Contains(r.NodeClaims[i].Pods, name) {

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/nodeplan/nodeplan/internal/apicheck"
 )
 
 // check validates resolved options, so that no caller input reaches the
@@ -112,7 +112,7 @@ func checkObjects[T metav1.Object](option, kind string, objs []T, namespaced boo
 		}
 		key := o.GetName()
 		if namespaced {
-			key = cmp.Or(o.GetNamespace(), corev1.NamespaceDefault) + "/" + key
+			key = kube.Key(o.GetNamespace(), key)
 		}
 		if j, dup := first[key]; dup {
 			errs = append(errs, &InputError{Field: option, Index: i, Message: fmt.Sprintf("%s %s is given twice (also at %d)", kind, key, j)})

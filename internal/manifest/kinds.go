@@ -3,12 +3,12 @@ package manifest
 import (
 	"fmt"
 
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/nodeplan/nodeplan/internal/apicheck"
 )
 
 // kind is how one kind of object is decoded.
@@ -65,7 +65,7 @@ func (d *decoder) core(a at, data []byte, obj object, namespaced bool) bool {
 	}
 	if namespaced {
 		if obj.GetNamespace() == "" {
-			obj.SetNamespace(corev1.NamespaceDefault)
+			obj.SetNamespace(kube.DefaultNamespace)
 		}
 	} else {
 		obj.SetNamespace("")

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/nodepool"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // File is one input file: its name (used in errors, and to tell a JSON
@@ -183,10 +183,7 @@ func (d *decoder) value(a at, data []byte, depth int) {
 	}
 	a.kind, a.name = h.kind, h.name
 	if k.namespaced {
-		a.namespace = h.namespace
-		if a.namespace == "" {
-			a.namespace = corev1.NamespaceDefault
-		}
+		a.namespace = kube.Namespace(h.namespace)
 	}
 	if len(k.apiVersions) > 0 && !slices.Contains(k.apiVersions, h.apiVersion) {
 		if h.apiVersion == "" {

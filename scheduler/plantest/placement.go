@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
@@ -146,7 +147,7 @@ func cmpOr(a, b string) string {
 func (p *Plan) unknown(name string) string {
 	full := name
 	if !strings.Contains(full, "/") {
-		full = "default/" + full
+		full = kube.Key("", full)
 	}
 	_, bare, _ := strings.Cut(full, "/")
 	var close []string
