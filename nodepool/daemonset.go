@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/nodeplan/nodeplan/internal/kube"
-	"github.com/nodeplan/nodeplan/internal/podrequests"
-	"github.com/nodeplan/nodeplan/requirements"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // HostPort is one host port a pod holds on its node: (IP, port, protocol).

@@ -8,11 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nodeplan/nodeplan/internal/apicheck"
-	"github.com/nodeplan/nodeplan/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/kube"
 )
 
 // check validates resolved options, so that no caller input reaches the

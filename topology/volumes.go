@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/nodeplan/nodeplan/internal/kube"
-	"github.com/nodeplan/nodeplan/requirements"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // Volumes resolves a pod's persistent volume claims to the node

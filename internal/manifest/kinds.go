@@ -3,12 +3,14 @@ package manifest
 import (
 	"fmt"
 
-	"github.com/nodeplan/nodeplan/internal/apicheck"
-	"github.com/nodeplan/nodeplan/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/internal/strictjson"
 )
 
 // kind is how one kind of object is decoded.
@@ -51,7 +53,7 @@ type object interface {
 // unknown or duplicate field a warning (kubectl accepts both). The name is
 // required; the namespace of a namespaced kind defaults to "default".
 func (d *decoder) core(a at, data []byte, obj object, namespaced bool) bool {
-	strict, fatal := unmarshal(data, obj)
+	strict, fatal := strictjson.Unmarshal(data, obj)
 	if len(fatal) > 0 {
 		d.failAll(a, fatal)
 		return false

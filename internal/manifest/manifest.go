@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nodeplan/nodeplan/internal/kube"
-	"github.com/nodeplan/nodeplan/nodepool"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // File is one input file: its name (used in errors, and to tell a JSON
