@@ -88,24 +88,33 @@ func newSolveFlagSet(f *solveFlags, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func solveCommand(args []string, stdout, stderr io.Writer) int {
-	var f solveFlags
+// parseSolveFlags parses and checks the flags of `nodeplan solve`; done
+// is set, with the exit status, when there is nothing more to do (help,
+// or invalid flags).
+func parseSolveFlags(args []string, stderr io.Writer) (f solveFlags, done bool, code int) {
 	fs := newSolveFlagSet(&f, stderr)
 	positional, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return f, true, exitOK
 	}
 	if err != nil {
-		return exitInvalid
+		return f, true, exitInvalid
 	}
 	f.paths = append(f.paths, positional...)
 	fs.Visit(func(fl *flag.Flag) { f.catalog.regionSet = f.catalog.regionSet || fl.Name == "region" })
 	f.catalog.zones = splitList(f.zones)
 	if errs := f.check(); len(errs) > 0 {
 		printLines(stderr, "error: ", errs)
-		return exitInvalid
+		return f, true, exitInvalid
 	}
+	return f, false, exitOK
+}
 
+func solveCommand(args []string, stdout, stderr io.Writer) int {
+	f, done, code := parseSolveFlags(args, stderr)
+	if done {
+		return code
+	}
 	start := time.Now()
 	in, cat, ok := load(f, stderr)
 	if !ok {
@@ -133,15 +142,7 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 
 	var violations []string
 	if f.verify {
-		err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
-		var ve *scheduler.VerifyError
-		if errors.As(err, &ve) {
-			for _, v := range ve.Violations {
-				violations = append(violations, fmt.Sprint(v))
-			}
-		} else if err != nil {
-			violations = errorLines(err)
-		}
+		violations = verifyLines(in, cat, res, opts)
 	}
 	pods := len(in.Pods)
 	in = manifest.Input{} // the pods are no longer needed: let a large input go before rendering
@@ -158,14 +159,35 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+	if f.verify {
+		return verdict(stderr, violations, res)
+	}
+	return exitOK
+}
+
+// verifyLines checks the plan with scheduler.Verify: its violations (or
+// its input error), one line each.
+func verifyLines(in manifest.Input, cat instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) []string {
+	err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
+	var ve *scheduler.VerifyError
+	if !errors.As(err, &ve) {
+		return errorLines(err)
+	}
+	lines := make([]string, 0, len(ve.Violations))
+	for _, v := range ve.Violations {
+		lines = append(lines, fmt.Sprint(v))
+	}
+	return lines
+}
+
+// verdict writes the result of --verify on stderr: the violations (exit
+// status 1), or that the plan is valid.
+func verdict(stderr io.Writer, violations []string, res scheduler.Result) int {
 	if len(violations) > 0 {
 		printLines(stderr, "violation: ", violations)
 		return exitFailure
 	}
-	if f.verify {
-		return write(stderr, fmt.Sprintf("verify: plan valid (%d pods, %d NodeClaims)\n", res.Summary.Pods, len(res.NodeClaims)))
-	}
-	return exitOK
+	return write(stderr, fmt.Sprintf("verify: plan valid (%d pods, %d NodeClaims)\n", res.Summary.Pods, len(res.NodeClaims)))
 }
 
 // render writes the plan in an output format (table, json or yaml).
