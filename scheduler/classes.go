@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -93,11 +94,7 @@ type variantKey struct {
 // classKey identifies pods that place alike.
 func classKey(p *corev1.Pod) (uint64, error) {
 	h := fnv.New64a()
-	ns := p.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	h.Write([]byte(ns))
+	h.Write([]byte(kube.Namespace(p.Namespace)))
 	h.Write([]byte{0})
 	for _, k := range slices.Sorted(maps.Keys(p.Labels)) {
 		h.Write([]byte(k))
@@ -132,11 +129,8 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 		}
 		c, ok := byKey[key]
 		if !ok {
-			c = &class{id: len(s.classes), sample: p, namespace: p.Namespace, labels: p.Labels,
+			c = &class{id: len(s.classes), sample: p, namespace: kube.Namespace(p.Namespace), labels: p.Labels,
 				variants: map[variantKey]int32{}, cursors: map[cursorKey]int{}}
-			if c.namespace == "" {
-				c.namespace = "default"
-			}
 			byKey[key] = c
 			s.classes = append(s.classes, c)
 		}
@@ -152,6 +146,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	}
 	for _, c := range s.classes {
 		s.deriveClass(c)
+		c.invalid = cmp.Or(validatePod(c.sample), c.invalid) // validate_pod.go: what the API server rejects is never placed
 	}
 	s.followTargets()
 	return nil
@@ -159,10 +154,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 
 // podClaims lists the persistent volume claims a pod mounts, as namespace/name.
 func podClaims(p *corev1.Pod) []string {
-	ns := p.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns := kube.Namespace(p.Namespace)
 	var out []string
 	for _, v := range p.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
