@@ -149,9 +149,9 @@ func newTables(catalog instancetypes.Catalog, dims Dims) *tables {
 		x.capacity[t], _ = dims.Vector(it.Capacity)
 		for _, o := range it.Offerings {
 			of := offer{zone: int16(x.zoneIdx[o.Zone]), ct: int16(x.ctIdx[o.CapacityType]), price: o.Price,
-				available: o.Available, resID: o.ReservationID, resCap: o.ReservationCapacity}
+				available: !o.Unavailable, resID: o.ReservationID, resCap: o.ReservationCapacity}
 			x.offerings[t] = append(x.offerings[t], of)
-			if o.Available {
+			if !o.Unavailable {
 				x.offerBits[of.zone][of.ct].Set(t)
 			}
 		}

@@ -44,7 +44,7 @@ var inf = math.Inf(1)
 // Zone IDs: z1 az1, z2 az2, z3 az3.
 func indexTypes() []instancetypes.InstanceType {
 	off := func(z, ct string, price float64, available bool) instancetypes.Offering {
-		return instancetypes.Offering{Zone: z, ZoneID: "a" + z, CapacityType: ct, Price: price, Available: available}
+		return instancetypes.Offering{Zone: z, ZoneID: "a" + z, CapacityType: ct, Price: price, Unavailable: !available}
 	}
 	return []instancetypes.InstanceType{
 		testutil.InstanceType("t.large").Label(arch, "amd64").Label(family, "t").Label(cpuLabel, "2").
@@ -55,7 +55,7 @@ func indexTypes() []instancetypes.InstanceType {
 			OfferingOf(off("z2", onDemand, 0.10, true)).OfferingOf(off("z1", spot, 0.05, true)).Obj(),
 		testutil.InstanceType("r.large").Label(arch, "amd64").Label(cpuLabel, "8").
 			CPU("8").Memory("32Gi").Pods("50").Capacity(gpu, "1").
-			OfferingOf(instancetypes.Offering{Zone: "z1", ZoneID: "az1", CapacityType: reserved, Price: 0.01, Available: true,
+			OfferingOf(instancetypes.Offering{Zone: "z1", ZoneID: "az1", CapacityType: reserved, Price: 0.01,
 				ReservationID: "cr-1", ReservationCapacity: 2}).
 			OfferingOf(off("z2", onDemand, 0.20, true)).Obj(),
 		testutil.InstanceType("c.large").Label(arch, "arm64").Label(family, "c").Label(cpuLabel, "16").
@@ -635,7 +635,7 @@ func TestIndexHasReservation(t *testing.T) {
 
 	// An unavailable reserved offering is no reservation to use.
 	it := testutil.InstanceType("u.large").CPU("2").Memory("4Gi").Pods("10").
-		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: reserved, Price: 0.01, ReservationID: "cr-7", ReservationCapacity: 1}).
+		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: reserved, Price: 0.01, Unavailable: true, ReservationID: "cr-7", ReservationCapacity: 1}).
 		Offering("z1", onDemand, 0.1).Obj()
 	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{it})
 	require.NoError(t, err)

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -14,6 +18,7 @@ import (
 type Catalog struct {
 	region    string
 	source    string
+	provider  string
 	types     []*InstanceType
 	byName    map[string]int
 	labelKeys []string
@@ -27,18 +32,22 @@ type Catalog struct {
 type CatalogOption func(*catalogConfig)
 
 type catalogConfig struct {
-	region    string
-	source    string
-	schema    *requirements.Schema
-	transform func(*Document) error
+	region       string
+	source       string
+	provider     string
+	schema       *requirements.Schema
+	vocabularies map[string]requirements.Schema
+	transform    func(*Document) error
 }
 
 // Document is what a [WithTransform] function edits: a catalog's region,
-// source and instance types before validation. The types are the catalog's
-// own copy: a transform may change, drop, add or reorder them in place.
+// source, provider and instance types before validation. The types are the
+// catalog's own copy: a transform may change, drop, add or reorder them in
+// place.
 type Document struct {
 	Region        string
 	Source        string
+	Provider      string
 	InstanceTypes []InstanceType
 }
 
@@ -48,9 +57,9 @@ func WithRegion(region string) CatalogOption { return func(c *catalogConfig) { c
 // WithSource records where the catalog's facts came from.
 func WithSource(source string) CatalogOption { return func(c *catalogConfig) { c.source = source } }
 
-// WithBaseSchema sets the label vocabulary the catalog extends (default
-// requirements.DefaultSchema). Providers pass their aliases and restricted
-// domains here.
+// WithBaseSchema sets the label vocabulary the catalog extends outright,
+// whatever provider it names (default: the provider's vocabulary given with
+// WithVocabulary, or requirements.DefaultSchema when it names none).
 func WithBaseSchema(s requirements.Schema) CatalogOption {
 	return func(c *catalogConfig) { c.schema = &s }
 }
@@ -71,19 +80,26 @@ func WithTransform(transform func(*Document) error) CatalogOption {
 // types are copied (the caller keeps its own), and each type's offerings are
 // sorted cheapest first (ties: zone, capacity type, reservation ID).
 //
-// Errors are aggregated into one field.ErrorList whose paths name the
-// instance type and the field (instanceTypes[m5.large].offerings[2].price):
-// an empty or duplicate name; a label key that is not a qualified name, or
-// that is decided per offering (zone, zone ID, capacity type, reservation
-// ID); a label value that is not a valid label value; a resource name that
-// is not a qualified name; a negative quantity; overhead (kubeReserved +
-// systemReserved + evictionThreshold) larger than capacity, or of a
-// resource without capacity; an offering without zone or capacity type, with
-// an unknown capacity type, with a zone or zone ID that is not a valid label
-// value, with a negative or non-finite price; a reserved offering without
-// reservation ID or with a negative reservation capacity; a reservation ID
-// or capacity on an offering that is not reserved; and two offerings of one
-// type with the same zone, capacity type and reservation ID.
+// Zero values mean the common case: an offering is available unless
+// Unavailable is set, and a type whose capacity has no "pods" can host
+// [DefaultPods] pods (the kubelet's default maxPods; the catalog's copy of
+// the type gets that capacity).
+//
+// What cannot work is rejected, naming the type. Errors are aggregated into
+// one field.ErrorList whose paths name the instance type and the field
+// (instanceTypes[m5.large].offerings[2].price): an empty or duplicate name;
+// no cpu or no memory capacity, or a zero one; no offering; a label key
+// that is not a qualified name, or that is decided per offering (zone, zone
+// ID, capacity type, reservation ID); a label value that is not a valid
+// label value; a resource name that is not a qualified name; a negative
+// quantity; overhead (kubeReserved + systemReserved + evictionThreshold)
+// larger than capacity, or of a resource without capacity; an offering
+// without zone or capacity type, with an unknown capacity type, with a zone
+// or zone ID that is not a valid label value, with a negative or
+// non-finite price; a reserved offering without reservation ID or with a
+// negative reservation capacity; a reservation ID or capacity on an
+// offering that is not reserved; and two offerings of one type with the
+// same zone, capacity type and reservation ID.
 func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	cfg := catalogConfig{}
 	for _, o := range opts {
@@ -102,25 +118,29 @@ func NewCatalog(types []InstanceType, opts ...CatalogOption) (Catalog, error) {
 	if errs := validateTypes(owned); len(errs) > 0 {
 		return Catalog{}, errs.ToAggregate()
 	}
-	return buildCatalog(owned, cfg), nil
+	return buildCatalog(owned, cfg)
 }
 
 // applyTransform runs the transform on types, which the caller owns, and
-// takes the region and source it leaves.
+// takes the region, source and provider it leaves.
 func (cfg *catalogConfig) applyTransform(types []InstanceType) ([]InstanceType, error) {
-	doc := Document{Region: cfg.region, Source: cfg.source, InstanceTypes: types}
+	doc := Document{Region: cfg.region, Source: cfg.source, Provider: cfg.provider, InstanceTypes: types}
 	if err := cfg.transform(&doc); err != nil {
 		return nil, err
 	}
-	cfg.region, cfg.source = doc.Region, doc.Source
+	cfg.region, cfg.source, cfg.provider = doc.Region, doc.Source, doc.Provider
 	return doc.InstanceTypes, nil
 }
 
 // buildCatalog builds a catalog of validated types it takes ownership of:
 // it sorts their offerings in place and derives requirements and
-// allocatable.
-func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
-	c := Catalog{region: cfg.region, source: cfg.source, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
+// allocatable. The error is a provider without a vocabulary.
+func buildCatalog(types []InstanceType, cfg catalogConfig) (Catalog, error) {
+	base, ferr := cfg.baseSchema()
+	if ferr != nil {
+		return Catalog{}, field.ErrorList{ferr}.ToAggregate()
+	}
+	c := Catalog{region: cfg.region, source: cfg.source, provider: cfg.provider, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
 	keys := map[string]struct{}{}
 	for i := range types {
 		for k := range types[i].Labels {
@@ -132,17 +152,30 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) Catalog {
 	labels := labelRequirements{}
 	for i := range types {
 		it := &types[i]
+		defaultPods(it)
 		slices.SortStableFunc(it.Offerings, compareOfferings)
 		it.derive(c.labelKeys, labels)
 		c.types[i] = it
 		c.byName[it.Name] = i
 	}
-	base := requirements.DefaultSchema()
-	if cfg.schema != nil {
-		base = *cfg.schema
-	}
 	c.schema = base.WithWellKnown(c.labelKeys...).WithWellKnown(LabelZoneID, LabelReservationID)
-	return c
+	return c, nil
+}
+
+// DefaultPods is the pods capacity of an instance type whose capacity does
+// not say: the kubelet's default maxPods.
+const DefaultPods = 110
+
+// defaultPods gives a type without pods capacity the kubelet's default, so
+// that it can host pods (every pod asks for one "pods").
+func defaultPods(it *InstanceType) {
+	if _, ok := it.Capacity[corev1.ResourcePods]; ok {
+		return
+	}
+	if it.Capacity == nil {
+		it.Capacity = corev1.ResourceList{}
+	}
+	it.Capacity[corev1.ResourcePods] = *resource.NewQuantity(DefaultPods, resource.DecimalSI)
 }
 
 // Derived returns the value build makes for key, building it once per

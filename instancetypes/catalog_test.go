@@ -58,31 +58,37 @@ func TestAllocatable(t *testing.T) {
 	}{
 		{
 			name: "no overhead: allocatable is capacity",
-			typ:  testutil.InstanceType("a").CPU("2").Memory("8Gi"),
-			want: quantities("cpu", "2", "memory", "8Gi"),
+			typ:  testutil.InstanceType("a").CPU("2").Memory("8Gi").Pods("20").Offering(zoneA, onDemand, 1),
+			want: quantities("cpu", "2", "memory", "8Gi", "pods", "20"),
+		},
+		{
+			name: "no pods capacity: the kubelet's default of 110",
+			typ:  testutil.InstanceType("a").CPU("2").Memory("8Gi").Offering(zoneA, onDemand, 1),
+			want: quantities("cpu", "2", "memory", "8Gi", "pods", "110"),
 		},
 		{
 			name: "m5.large: capacity minus kube-reserved and eviction threshold",
 			typ: testutil.InstanceType("a").CPU("2").Memory("7577Mi").Pods("29").Capacity(corev1.ResourceEphemeralStorage, "20Gi").
 				KubeReserved(corev1.ResourceCPU, "70m").KubeReserved(corev1.ResourceMemory, "574Mi").KubeReserved(corev1.ResourceEphemeralStorage, "1Gi").
-				EvictionThreshold(corev1.ResourceMemory, "100Mi").EvictionThreshold(corev1.ResourceEphemeralStorage, "2Gi"),
+				EvictionThreshold(corev1.ResourceMemory, "100Mi").EvictionThreshold(corev1.ResourceEphemeralStorage, "2Gi").Offering(zoneA, onDemand, 1),
 			want: quantities("cpu", "1930m", "memory", "6903Mi", "pods", "29", "ephemeral-storage", "17Gi"),
 		},
 		{
 			name: "all three overhead lists add up",
-			typ: testutil.InstanceType("a").Memory("10Gi").
+			typ: testutil.InstanceType("a").CPU("1").Memory("10Gi").Pods("10").Offering(zoneA, onDemand, 1).
 				KubeReserved(corev1.ResourceMemory, "1Gi").SystemReserved(corev1.ResourceMemory, "2Gi").EvictionThreshold(corev1.ResourceMemory, "3Gi"),
-			want: quantities("memory", "4Gi"),
+			want: quantities("cpu", "1", "memory", "4Gi", "pods", "10"),
 		},
 		{
 			name: "overhead equal to capacity leaves zero",
-			typ:  testutil.InstanceType("a").CPU("1").KubeReserved(corev1.ResourceCPU, "1"),
-			want: quantities("cpu", "0"),
+			typ:  testutil.InstanceType("a").CPU("1").Memory("1Gi").Pods("10").Offering(zoneA, onDemand, 1).KubeReserved(corev1.ResourceCPU, "1"),
+			want: quantities("cpu", "0", "memory", "1Gi", "pods", "10"),
 		},
 		{
 			name: "extended resources pass through",
-			typ:  testutil.InstanceType("a").CPU("4").Capacity("nvidia.com/gpu", "1").KubeReserved(corev1.ResourceCPU, "80m"),
-			want: quantities("cpu", "3920m", "nvidia.com/gpu", "1"),
+			typ: testutil.InstanceType("a").CPU("4").Memory("16Gi").Pods("10").Capacity("nvidia.com/gpu", "1").KubeReserved(corev1.ResourceCPU, "80m").
+				Offering(zoneA, onDemand, 1),
+			want: quantities("cpu", "3920m", "memory", "16Gi", "pods", "10", "nvidia.com/gpu", "1"),
 		},
 	}
 	for _, tc := range tests {
@@ -102,13 +108,13 @@ func TestRequirements(t *testing.T) {
 	// Two types with different label keys: each reads DoesNotExist for the
 	// catalog keys it lacks.
 	c := catalog(t,
-		testutil.InstanceType("small").Label(labelCPU, "2").
-			OfferingOf(instancetypes.Offering{Zone: zoneA, ZoneID: "use1-az1", CapacityType: onDemand, Price: 1, Available: true}).
-			OfferingOf(instancetypes.Offering{Zone: zoneB, ZoneID: "use1-az2", CapacityType: spot, Price: 0.3, Available: true}).
-			OfferingOf(instancetypes.Offering{Zone: zoneC, ZoneID: "use1-az3", CapacityType: spot, Price: 0.3}), // unavailable: not in zones
-		testutil.InstanceType("gpu").Label(labelCPU, "8").Label(labelGPU, "1").
+		testutil.InstanceType("small").CPU("2").Memory("4Gi").Label(labelCPU, "2").
+			OfferingOf(instancetypes.Offering{Zone: zoneA, ZoneID: "use1-az1", CapacityType: onDemand, Price: 1}).
+			OfferingOf(instancetypes.Offering{Zone: zoneB, ZoneID: "use1-az2", CapacityType: spot, Price: 0.3}).
+			OfferingOf(instancetypes.Offering{Zone: zoneC, ZoneID: "use1-az3", CapacityType: spot, Price: 0.3, Unavailable: true}), // unavailable: not in zones
+		testutil.InstanceType("gpu").CPU("2").Memory("4Gi").Label(labelCPU, "8").Label(labelGPU, "1").
 			Offering(zoneA, onDemand, 3).UnavailableOffering(zoneA, spot, 1),
-		testutil.InstanceType("gone").Label(labelCPU, "1").UnavailableOffering(zoneA, spot, 1),
+		testutil.InstanceType("gone").CPU("2").Memory("4Gi").Label(labelCPU, "1").UnavailableOffering(zoneA, spot, 1),
 	)
 	tests := []struct {
 		name string
@@ -182,7 +188,7 @@ func must(t *testing.T, key string, op requirements.Operator, values ...string) 
 
 func TestCheapestOffering(t *testing.T) {
 	t.Parallel()
-	typ := testutil.InstanceType("m").
+	typ := testutil.InstanceType("m").CPU("2").Memory("4Gi").
 		Offering(zoneA, onDemand, 0.10).
 		Offering(zoneB, onDemand, 0.10).
 		Offering(zoneC, onDemand, 0.12).
@@ -190,7 +196,7 @@ func TestCheapestOffering(t *testing.T) {
 		Offering(zoneB, spot, 0.04).
 		Offering(zoneC, spot, 0.03).
 		OfferingOf(instancetypes.Offering{Zone: zoneA, CapacityType: requirements.CapacityTypeReserved, Price: 0.05,
-			Available: true, ReservationID: "cr-1", ReservationCapacity: 2})
+			ReservationID: "cr-1", ReservationCapacity: 2})
 	tests := []struct {
 		name   string
 		reqs   []requirements.Requirement
@@ -199,19 +205,19 @@ func TestCheapestOffering(t *testing.T) {
 	}{
 		{
 			name:   "no requirement: cheapest available offering",
-			want:   instancetypes.Offering{Zone: zoneC, CapacityType: spot, Price: 0.03, Available: true},
+			want:   instancetypes.Offering{Zone: zoneC, CapacityType: spot, Price: 0.03},
 			wantOK: true,
 		},
 		{
 			name:   "on-demand: tie on price goes to the first zone",
 			reqs:   []requirements.Requirement{requirements.In(requirements.LabelCapacityType, onDemand)},
-			want:   instancetypes.Offering{Zone: zoneA, CapacityType: onDemand, Price: 0.10, Available: true},
+			want:   instancetypes.Offering{Zone: zoneA, CapacityType: onDemand, Price: 0.10},
 			wantOK: true,
 		},
 		{
 			name:   "zone a: the unavailable spot offering is skipped, the reservation wins",
 			reqs:   []requirements.Requirement{requirements.In(requirements.LabelTopologyZone, zoneA)},
-			want:   instancetypes.Offering{Zone: zoneA, CapacityType: requirements.CapacityTypeReserved, Price: 0.05, Available: true, ReservationID: "cr-1", ReservationCapacity: 2},
+			want:   instancetypes.Offering{Zone: zoneA, CapacityType: requirements.CapacityTypeReserved, Price: 0.05, ReservationID: "cr-1", ReservationCapacity: 2},
 			wantOK: true,
 		},
 		{
@@ -227,13 +233,13 @@ func TestCheapestOffering(t *testing.T) {
 				requirements.In(requirements.LabelTopologyZone, zoneA),
 				requirements.DoesNotExist(instancetypes.LabelReservationID),
 			},
-			want:   instancetypes.Offering{Zone: zoneA, CapacityType: onDemand, Price: 0.10, Available: true},
+			want:   instancetypes.Offering{Zone: zoneA, CapacityType: onDemand, Price: 0.10},
 			wantOK: true,
 		},
 		{
 			name:   "zone NotIn [c], spot",
 			reqs:   []requirements.Requirement{requirements.NotIn(requirements.LabelTopologyZone, zoneC), requirements.In(requirements.LabelCapacityType, spot)},
-			want:   instancetypes.Offering{Zone: zoneB, CapacityType: spot, Price: 0.04, Available: true},
+			want:   instancetypes.Offering{Zone: zoneB, CapacityType: spot, Price: 0.04},
 			wantOK: true,
 		},
 		{
@@ -265,7 +271,7 @@ func TestCheapestOffering(t *testing.T) {
 }
 
 func TestCheapestOfferingDoesNotAllocate(t *testing.T) {
-	c := catalog(t, testutil.InstanceType("m").Offering(zoneA, onDemand, 1).Offering(zoneB, spot, 0.5).UnavailableOffering(zoneC, spot, 0.1))
+	c := catalog(t, testutil.InstanceType("m").CPU("2").Memory("4Gi").Offering(zoneA, onDemand, 1).Offering(zoneB, spot, 0.5).UnavailableOffering(zoneC, spot, 0.1))
 	r := reqs(t, requirements.In(requirements.LabelTopologyZone, zoneA, zoneB), requirements.In(requirements.LabelCapacityType, onDemand))
 	it := c.Types()[0]
 	allocs := testing.AllocsPerRun(100, func() {
@@ -284,14 +290,14 @@ func TestCheapestOfferingDoesNotAllocate(t *testing.T) {
 func TestFilter(t *testing.T) {
 	t.Parallel()
 	sized := func(name, cpu string) *testutil.InstanceTypeBuilder {
-		return testutil.InstanceType(name).Label(labelCPU, cpu).Offering(zoneA, onDemand, 1)
+		return testutil.InstanceType(name).CPU("2").Memory("4Gi").Label(labelCPU, cpu).Offering(zoneA, onDemand, 1)
 	}
 	c := catalog(t,
 		sized("c2", "2"),
 		sized("c4", "4"),
 		sized("c8", "8").Offering(zoneB, spot, 0.3),
 		sized("c16", "16").UnavailableOffering(zoneB, spot, 0.5),
-		testutil.InstanceType("nocpu").Offering(zoneA, onDemand, 1), // lacks the cpu label
+		testutil.InstanceType("nocpu").CPU("2").Memory("4Gi").Offering(zoneA, onDemand, 1), // lacks the cpu label
 	)
 	tests := []struct {
 		name string
@@ -333,9 +339,9 @@ func TestFilter(t *testing.T) {
 func TestCheapest(t *testing.T) {
 	t.Parallel()
 	c := catalog(t,
-		testutil.InstanceType("a").Label(labelCPU, "2").Offering(zoneA, onDemand, 0.2).Offering(zoneA, spot, 0.05),
-		testutil.InstanceType("b").Label(labelCPU, "4").Offering(zoneA, onDemand, 0.1),
-		testutil.InstanceType("c").Label(labelCPU, "4").Offering(zoneB, onDemand, 0.1),
+		testutil.InstanceType("a").CPU("2").Memory("4Gi").Label(labelCPU, "2").Offering(zoneA, onDemand, 0.2).Offering(zoneA, spot, 0.05),
+		testutil.InstanceType("b").CPU("2").Memory("4Gi").Label(labelCPU, "4").Offering(zoneA, onDemand, 0.1),
+		testutil.InstanceType("c").CPU("2").Memory("4Gi").Label(labelCPU, "4").Offering(zoneB, onDemand, 0.1),
 	)
 	tests := []struct {
 		name     string
@@ -365,7 +371,7 @@ func TestCheapest(t *testing.T) {
 
 func TestNewCatalogCopiesInput(t *testing.T) {
 	t.Parallel()
-	in := []instancetypes.InstanceType{testutil.InstanceType("a").CPU("2").Offering(zoneB, onDemand, 2).Offering(zoneA, onDemand, 1).Obj()}
+	in := []instancetypes.InstanceType{testutil.InstanceType("a").CPU("2").Memory("4Gi").Offering(zoneB, onDemand, 2).Offering(zoneA, onDemand, 1).Obj()}
 	c, err := instancetypes.NewCatalog(in)
 	require.NoError(t, err)
 	// The catalog sorts its own copy of the offerings, never the caller's.

@@ -12,9 +12,11 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Decode reads a catalog in the JSON format of shared/formats/CATALOG.md
-// and builds a Catalog from it. The file's region and source are recorded
-// (WithRegion and WithSource in opts override them); opts are those of
+// Decode reads a catalog in the JSON format of docs/CATALOG.md and builds a
+// Catalog from it. The file's region, source and provider are recorded
+// (WithRegion, WithSource and WithProvider in opts override them); a
+// provider's label vocabulary must be given with WithVocabulary (see
+// [WithProvider]: aws.Vocabulary() for "aws"). opts are those of
 // [NewCatalog], and a [WithTransform] function edits the decoded types
 // before they are validated.
 //
@@ -43,7 +45,7 @@ func Decode(data []byte, opts ...CatalogOption) (Catalog, error) {
 	if err != nil {
 		return Catalog{}, err
 	}
-	cfg := catalogConfig{region: f.region, source: f.source}
+	cfg := catalogConfig{region: f.region, source: f.source, provider: f.provider}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -71,7 +73,7 @@ func Decode(data []byte, opts ...CatalogOption) (Catalog, error) {
 	if len(errs) > 0 {
 		return Catalog{}, errs.ToAggregate()
 	}
-	return buildCatalog(types, cfg), nil
+	return buildCatalog(types, cfg)
 }
 
 // decoder reads the catalog format with a scanner. It keeps the field path
@@ -91,10 +93,10 @@ type decoder struct {
 // file is a decoded catalog file: the types as written, and per type the
 // errors and flaws decoding found.
 type file struct {
-	region, source string
-	types          []InstanceType
-	typeErrs       []field.ErrorList
-	flaws          []flaws
+	region, source, provider string
+	types                    []InstanceType
+	typeErrs                 []field.ErrorList
+	flaws                    []flaws
 }
 
 // pathElem is one step of a field path: .child, [key] or [index].
@@ -299,7 +301,7 @@ func (d *decoder) file() (file, error) {
 		return f, d.unexpected("a JSON object")
 	}
 	hasTypes := false
-	err := d.members([]string{"region", "source", "instanceTypes"}, func(i int) error {
+	err := d.members([]string{"region", "source", "provider", "instanceTypes"}, func(i int) error {
 		var err error
 		switch i {
 		case 0:
@@ -307,6 +309,8 @@ func (d *decoder) file() (file, error) {
 		case 1:
 			f.source, err = d.str(true)
 		case 2:
+			f.provider, err = d.str(true)
+		case 3:
 			hasTypes, err = d.instanceTypes(&f)
 		}
 		return err
@@ -514,7 +518,6 @@ func (d *decoder) offerings(f *flaws) ([]Offering, error) {
 }
 
 func (d *decoder) offering() (o Offering, isObject bool, err error) {
-	o.Available = true
 	if d.peek() != '{' {
 		return o, false, d.wrongType("an offering object")
 	}
@@ -535,7 +538,7 @@ func (d *decoder) offering() (o Offering, isObject bool, err error) {
 		case 4:
 			var b bool
 			if b, ok, err = d.boolean(); ok {
-				o.Available = b
+				o.Unavailable = !b
 			}
 		case 5:
 			o.ReservationID, err = d.str(true)

@@ -68,8 +68,8 @@ func TestDecode(t *testing.T) {
 		"labels":      map[string]string{"kubernetes.io/arch": "amd64", "karpenter.k8s.aws/instance-cpu": "2"},
 		"allocatable": quantities("cpu", "1930m", "memory", "6903Mi", "pods", "29"),
 		"offerings": []instancetypes.Offering{ // cheapest first
-			{Zone: zoneA, ZoneID: "use1-az1", CapacityType: spot, Price: 0.035, Available: true},
-			{Zone: zoneA, ZoneID: "use1-az1", CapacityType: onDemand, Price: 0.096, Available: true},
+			{Zone: zoneA, ZoneID: "use1-az1", CapacityType: spot, Price: 0.035},
+			{Zone: zoneA, ZoneID: "use1-az1", CapacityType: onDemand, Price: 0.096},
 		},
 	}
 	if diff := gocmp.Diff(want, got); diff != "" {
@@ -98,22 +98,22 @@ func TestDecodeLeniency(t *testing.T) {
 	}{
 		{
 			name:    "available absent means true",
-			typ:     `{"name":"a","capacity":{"cpu":"2"},"offerings":[{"zone":"z","capacityType":"spot","price":0.5}]}`,
+			typ:     `{"name":"a","capacity":{"cpu":"2","memory":"4Gi"},"offerings":[{"zone":"z","capacityType":"spot","price":0.5}]}`,
 			wantCPU: "2",
-			wantOff: instancetypes.Offering{Zone: "z", CapacityType: spot, Price: 0.5, Available: true},
+			wantOff: instancetypes.Offering{Zone: "z", CapacityType: spot, Price: 0.5},
 		},
 		{
 			name:    "a quantity may be a JSON number, as resource.Quantity's own decoding allows",
-			typ:     `{"name":"a","capacity":{"cpu":2.5},"offerings":[{"zone":"z","capacityType":"spot","price":1e-1,"available":false}]}`,
+			typ:     `{"name":"a","capacity":{"cpu":2.5,"memory":4294967296},"offerings":[{"zone":"z","capacityType":"spot","price":1e-1,"available":false}]}`,
 			wantCPU: "2500m",
-			wantOff: instancetypes.Offering{Zone: "z", CapacityType: spot, Price: 0.1},
+			wantOff: instancetypes.Offering{Zone: "z", CapacityType: spot, Price: 0.1, Unavailable: true},
 		},
 		{
 			name: "null reads as absent; escapes are decoded",
-			typ: `{"name":"\u0061","labels":null,"overhead":null,"capacity":{"cpu":"1"},` +
+			typ: `{"name":"\u0061","labels":null,"overhead":null,"capacity":{"cpu":"1","memory":"1Gi"},` +
 				`"offerings":[{"zone":"\u007a","zoneID":null,"capacityType":"on-demand","price":2,"available":null}]}`,
 			wantCPU: "1",
-			wantOff: instancetypes.Offering{Zone: "z", CapacityType: onDemand, Price: 2, Available: true},
+			wantOff: instancetypes.Offering{Zone: "z", CapacityType: onDemand, Price: 2},
 		},
 	}
 	for _, tc := range tests {
@@ -305,14 +305,15 @@ func TestDecodeErrors(t *testing.T) {
 		{
 			name: "an error before the name is known still names the type",
 			doc: func(t *testing.T) string {
-				return document(`{"capacity":{"cpu":"2x"},"offerings":[],"name":"late"}`)
+				return document(`{"capacity":{"cpu":"2x","memory":"1Gi"},"offerings":[],"name":"late"}`)
 			},
-			want: []string{"FieldValueInvalid instanceTypes[late].capacity[cpu]"},
+			want: []string{"FieldValueInvalid instanceTypes[late].capacity[cpu]", "FieldValueRequired instanceTypes[late].offerings"},
 		},
 		{
 			name: "a type without name is named by index",
 			doc:  func(t *testing.T) string { return document(m5Large, `{"capacity":{"cpu":"2x"}}`) },
-			want: []string{"FieldValueInvalid instanceTypes[1].capacity[cpu]", "FieldValueRequired instanceTypes[1].name"},
+			want: []string{"FieldValueInvalid instanceTypes[1].capacity[cpu]", "FieldValueRequired instanceTypes[1].name",
+				"FieldValueRequired instanceTypes[1].capacity[memory]", "FieldValueRequired instanceTypes[1].offerings"},
 		},
 		{
 			name: "an instance type that is not an object",
@@ -531,7 +532,7 @@ func TestWithTransformErrors(t *testing.T) {
 
 func TestNewCatalogWithTransform(t *testing.T) {
 	t.Parallel()
-	in := []instancetypes.InstanceType{testutil.InstanceType("a").Label(labelCPU, "2").Offering(zoneA, onDemand, 1).Obj()}
+	in := []instancetypes.InstanceType{testutil.InstanceType("a").CPU("2").Memory("4Gi").Label(labelCPU, "2").Offering(zoneA, onDemand, 1).Obj()}
 	c, err := instancetypes.NewCatalog(in, instancetypes.WithTransform(func(doc *instancetypes.Document) error {
 		doc.InstanceTypes[0].Labels[labelCPU] = "4" // the catalog's copy, not in
 		doc.Region = "r"

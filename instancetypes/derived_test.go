@@ -68,7 +68,7 @@ func TestDerivedConcurrent(t *testing.T) {
 // asking for another reservation still rejects it.
 func TestCompatibleOptionalReservation(t *testing.T) {
 	c := catalog(t, testutil.InstanceType("r").CPU("2").Memory("4Gi").
-		OfferingOf(instancetypes.Offering{Zone: zoneA, CapacityType: requirements.CapacityTypeReserved, Price: 0.01, Available: true,
+		OfferingOf(instancetypes.Offering{Zone: zoneA, CapacityType: requirements.CapacityTypeReserved, Price: 0.01,
 			ReservationID: "cr-1", ReservationCapacity: 1}).
 		Offering(zoneA, onDemand, 0.1))
 	it := get(t, c, "r")

@@ -9,11 +9,12 @@
 // [InstanceType.CheapestOffering], [Compatible] and [Catalog.Filter] do not
 // allocate per type. Any source that yields instance types can build one
 // ([NewCatalog]). [Decode] reads the catalog JSON format of
-// shared/formats/CATALOG.md with a reflection-free reader that reports every
+// docs/CATALOG.md with a reflection-free reader that reports every
 // error at once, each naming the instance type and field; [Encode] writes
-// the format back, one instance type per line. A provider edits the decoded
-// types before validation with [WithTransform]; the built-in AWS catalog in
-// instancetypes/aws does so.
+// the format back, one instance type per line. A catalog may name the
+// provider whose label vocabulary it uses ([WithProvider], [WithVocabulary]).
+// A provider edits the decoded types before validation with
+// [WithTransform]; the built-in AWS catalog in instancetypes/aws does so.
 //
 // Flow: instancetypes sits on requirements; binpack and scheduler consume it.
 // It opens no files and knows nothing of pods or NodePools.

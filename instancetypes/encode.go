@@ -13,9 +13,10 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Encode writes c in the JSON format of shared/formats/CATALOG.md, one
-// instance type per line (so a diff shows which types changed), such that
-// Decode(Encode(c)) is a catalog equal to c.
+// Encode writes c in the JSON format of docs/CATALOG.md, one instance type
+// per line (so a diff shows which types changed), such that
+// Decode(Encode(c)) is a catalog equal to c: its region, source, provider
+// (when it names one; decode with the provider's vocabulary) and types.
 //
 // The output is deterministic: types in catalog order, label and resource
 // names sorted, offerings in catalog order (cheapest first), quantities in
@@ -29,6 +30,10 @@ func Encode(c Catalog) ([]byte, error) {
 	b = appendString(b, c.region)
 	b = append(b, ",\n\"source\":"...)
 	b = appendString(b, c.source)
+	if c.provider != "" {
+		b = append(b, ",\n\"provider\":"...)
+		b = appendString(b, c.provider)
+	}
 	b = append(b, ",\n\"instanceTypes\":["...)
 	for i, it := range c.types {
 		if i > 0 {
@@ -94,7 +99,7 @@ func appendOffering(b []byte, o Offering) ([]byte, error) {
 	b = append(b, `,"price":`...)
 	b = appendFloat(b, o.Price)
 	b = append(b, `,"available":`...)
-	b = strconv.AppendBool(b, o.Available)
+	b = strconv.AppendBool(b, !o.Unavailable)
 	if o.ReservationID != "" {
 		b = append(b, `,"reservationID":`...)
 		b = appendString(b, o.ReservationID)

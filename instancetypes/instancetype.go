@@ -2,6 +2,7 @@ package instancetypes
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,19 +22,58 @@ const (
 )
 
 // Offering is one way to buy an instance type: a zone, a capacity type and a
-// price. An offering that is not Available exists but cannot be launched now
-// (an exhausted spot pool); it never hosts a new NodeClaim.
+// price. The zero value of every optional field is the common case: an
+// offering is available unless Unavailable is set. An Unavailable offering
+// exists but cannot be launched now (an exhausted spot pool); it never hosts
+// a new NodeClaim.
+//
+// In the catalog JSON (docs/CATALOG.md) Unavailable is written as
+// "available": false, and a missing "available" means available; the
+// offering's MarshalJSON and UnmarshalJSON keep that form for
+// encoding/json too.
 type Offering struct {
 	Zone         string  `json:"zone"`
 	ZoneID       string  `json:"zoneID,omitempty"`
 	CapacityType string  `json:"capacityType"`
 	Price        float64 `json:"price"`
-	Available    bool    `json:"available"`
+	Unavailable  bool    `json:"-"`
 	// ReservationID and ReservationCapacity describe a capacity reservation
 	// (CapacityType "reserved"): a plan may use at most ReservationCapacity
 	// instances of it, across all its NodeClaims.
 	ReservationID       string `json:"reservationID,omitempty"`
 	ReservationCapacity int    `json:"reservationCapacity,omitempty"`
+}
+
+// offeringJSON is an Offering in the catalog format: "available" where the
+// Go value says Unavailable.
+type offeringJSON struct {
+	Zone                string  `json:"zone"`
+	ZoneID              string  `json:"zoneID,omitempty"`
+	CapacityType        string  `json:"capacityType"`
+	Price               float64 `json:"price"`
+	Available           *bool   `json:"available,omitempty"`
+	ReservationID       string  `json:"reservationID,omitempty"`
+	ReservationCapacity int     `json:"reservationCapacity,omitempty"`
+}
+
+// MarshalJSON writes the offering as the catalog format does, with
+// "available".
+func (o Offering) MarshalJSON() ([]byte, error) {
+	available := !o.Unavailable
+	return json.Marshal(offeringJSON{Zone: o.Zone, ZoneID: o.ZoneID, CapacityType: o.CapacityType, Price: o.Price,
+		Available: &available, ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity})
+}
+
+// UnmarshalJSON reads the catalog format's offering: a missing "available"
+// means available.
+func (o *Offering) UnmarshalJSON(data []byte) error {
+	var j offeringJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*o = Offering{Zone: j.Zone, ZoneID: j.ZoneID, CapacityType: j.CapacityType, Price: j.Price,
+		Unavailable: j.Available != nil && !*j.Available, ReservationID: j.ReservationID, ReservationCapacity: j.ReservationCapacity}
+	return nil
 }
 
 // Overhead is what kubelet and the system keep of a machine's capacity.
@@ -159,7 +199,7 @@ func (it *InstanceType) cheapestOffering(m *offeringMatcher) (Offering, bool) {
 	best := -1
 	for i := range it.Offerings {
 		o := &it.Offerings[i]
-		if !o.Available || !m.matches(o) {
+		if o.Unavailable || !m.matches(o) {
 			continue
 		}
 		if it.sorted {
@@ -225,7 +265,7 @@ func (it *InstanceType) derive(labelKeys []string, labels labelRequirements) {
 	// (the offering-level check then picks the right offering).
 	allZoneIDs, allReserved, available := true, true, 0
 	for _, o := range it.Offerings {
-		if !o.Available {
+		if o.Unavailable {
 			continue
 		}
 		available++

@@ -78,8 +78,32 @@ func (v *validator) instanceType(i int, it *InstanceType, f *flaws) field.ErrorL
 		unparsed = f.resources
 	}
 	errs = append(errs, v.resources(p, it, unparsed)...)
+	errs = append(errs, needed(p, it, unparsed)...)
 	if f == nil || !f.offerings {
+		if len(it.Offerings) == 0 {
+			errs = append(errs, field.Required(p.Child("offerings"), "an instance type needs at least one offering (zone, capacity type, price)"))
+		}
 		errs = append(errs, v.offerings(p, it.Offerings)...)
+	}
+	return errs
+}
+
+// needed checks that the type has the capacity every pod asks for: cpu and
+// memory, both positive (a type without them could host no pod, and the
+// mistake would show only as pods that fit nowhere). Resources in unparsed
+// were reported by the decoder.
+func needed(p *lazyPath, it *InstanceType, unparsed []corev1.ResourceName) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range [...]corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if slices.Contains(unparsed, name) {
+			continue
+		}
+		switch q, ok := it.Capacity[name]; {
+		case !ok:
+			errs = append(errs, field.Required(p.Child("capacity").Key(string(name)), "an instance type needs cpu and memory capacity"))
+		case q.Sign() == 0:
+			errs = append(errs, field.Invalid(p.Child("capacity").Key(string(name)), q.String(), "must be positive"))
+		}
 	}
 	return errs
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -81,7 +82,7 @@ func NewDaemonSet(ds *appsv1.DaemonSet, schema requirements.Schema) (DaemonSet, 
 	}
 	spec := &ds.Spec.Template.Spec
 	d := DaemonSet{
-		namespace:   cmp.Or(ds.Namespace, "default"),
+		namespace:   kube.Namespace(ds.Namespace),
 		name:        ds.Name,
 		requests:    podrequests.Of(spec),
 		tolerations: daemonTolerations(spec),

@@ -7,15 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeplan/nodeplan/internal/strictjson"
 )
 
 // API versions and kind of a NodePool document.
@@ -207,7 +207,7 @@ func strictUnmarshal(doc []byte, target any) field.ErrorList {
 			continue
 		}
 		detail := "unknown field"
-		if hint := fieldHint(reflect.TypeOf(target), fe.FieldPath()); hint != "" {
+		if hint := strictjson.FieldHint(reflect.TypeOf(target), fe.FieldPath()); hint != "" {
 			detail += fmt.Sprintf(" (did you mean %q?)", hint)
 		}
 		errs = append(errs, field.Forbidden(path, detail))
@@ -215,206 +215,16 @@ func strictUnmarshal(doc []byte, target any) field.ErrorList {
 	return errs
 }
 
-// locateDecodeError turns a decode failure into a field error. The decoder
-// does not say where a quantity or duration failed to parse, so the document
-// is walked alongside the Go type and each leaf is decoded alone; the first
-// leaf (in key order) that fails is the field reported.
+// locateDecodeError turns a decode failure into a field error: the first
+// value (in key order) that does not decode, found by strictjson.Locate,
+// which walks the document alongside the Go type (the decoder does not say
+// where a quantity or duration failed to parse).
 func locateDecodeError(doc []byte, t reflect.Type, err error) *field.Error {
 	if ok, offset := sigsjson.SyntaxErrorOffset(err); ok {
 		return documentError(field.ErrorTypeInvalid, fmt.Sprintf("%v (at byte %d)", err, offset))
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	if dec.Decode(&v) == nil {
-		if fe := locate(v, t, nil); fe != nil {
-			return fe
-		}
+	if errs := strictjson.Locate(doc, t); len(errs) > 0 {
+		return errs[0]
 	}
 	return documentError(field.ErrorTypeInvalid, err.Error())
-}
-
-// locate returns the error of the first leaf of v that does not decode into
-// a value of type t, or nil.
-func locate(v any, t reflect.Type, path *field.Path) *field.Error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if v == nil {
-		return nil // null decodes into anything
-	}
-	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || isScalar(t.Kind()) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil
-		}
-		if err := json.Unmarshal(b, reflect.New(t).Interface()); err != nil {
-			return field.Invalid(path, v, err.Error())
-		}
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return field.Invalid(path, v, "must be an object")
-		}
-		for _, k := range sortedKeys(m) {
-			if ft, ok := jsonField(t, k); ok {
-				if fe := locate(m[k], ft, childPath(path, k)); fe != nil {
-					return fe
-				}
-			}
-		}
-	case reflect.Slice:
-		items, ok := v.([]any)
-		if !ok {
-			return field.Invalid(path, v, "must be a list")
-		}
-		for i, item := range items {
-			if fe := locate(item, t.Elem(), path.Index(i)); fe != nil {
-				return fe
-			}
-		}
-	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return field.Invalid(path, v, "must be an object")
-		}
-		for _, k := range sortedKeys(m) {
-			if fe := locate(m[k], t.Elem(), path.Key(k)); fe != nil {
-				return fe
-			}
-		}
-	}
-	return nil
-}
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return true
-	}
-	return false
-}
-
-func childPath(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
-}
-
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
-
-// jsonFields returns the JSON field names of struct type t and their types,
-// embedded (inline) structs flattened, as encoding/json sees them.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		ft := f.Type
-		if f.Anonymous && name == "" {
-			for ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				for n, t := range jsonFields(ft) {
-					if _, ok := out[n]; !ok {
-						out[n] = t
-					}
-				}
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = ft
-	}
-	return out
-}
-
-func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
-	ft, ok := jsonFields(t)[name]
-	return ft, ok
-}
-
-// fieldHint returns the field of the enclosing object closest to the last
-// element of path (`spec.weigth` → "weight"): the same name in another case,
-// or within two edits. "" when nothing is close.
-func fieldHint(t reflect.Type, path string) string {
-	segs := strings.Split(path, ".")
-	for _, seg := range segs[:len(segs)-1] {
-		name, rest, _ := strings.Cut(seg, "[")
-		t = deref(t)
-		if t.Kind() != reflect.Struct {
-			return ""
-		}
-		ft, ok := jsonField(t, name)
-		if !ok {
-			return ""
-		}
-		t = ft
-		for range strings.Count(rest, "]") {
-			t = deref(t)
-			if t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
-				return ""
-			}
-			t = t.Elem()
-		}
-	}
-	t = deref(t)
-	if t.Kind() != reflect.Struct {
-		return ""
-	}
-	unknown := segs[len(segs)-1]
-	best, bestScore := "", 3
-	for _, name := range slices.Sorted(maps.Keys(jsonFields(t))) {
-		score := editDistance(unknown, name)
-		if strings.EqualFold(unknown, name) {
-			score = 0
-		}
-		if score < bestScore {
-			best, bestScore = name, score
-		}
-	}
-	return best
-}
-
-func deref(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

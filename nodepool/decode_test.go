@@ -103,7 +103,7 @@ func TestDecodeStrictErrors(t *testing.T) {
 			name:    "label value must be a string",
 			doc:     strings.Replace(minimalV1, "  template:\n", "  template:\n    metadata:\n      labels: {tier: [a]}\n", 1),
 			want:    []fieldErr{{field.ErrorTypeInvalid, `nodepool "a": spec.template.metadata.labels[tier]`}},
-			wantMsg: "cannot unmarshal",
+			wantMsg: "want string, got list",
 		},
 		{
 			name: "other apiVersion",

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/nodeplan/nodeplan/internal/hint"
 )
 
 // Well-known label keys of Kubernetes and Karpenter.
@@ -191,7 +193,7 @@ func (s Schema) Hint(key string) string {
 	}
 	best, bestScore := "", 3
 	for _, wk := range s.WellKnownKeys() {
-		score := editDistance(key, wk, bestScore)
+		score := hint.Distance(key, wk, bestScore)
 		wkName := wk
 		if i := strings.LastIndexByte(wk, '/'); i >= 0 {
 			wkName = wk[i+1:]
@@ -204,34 +206,4 @@ func (s Schema) Hint(key string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit when it is at
-// least limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }

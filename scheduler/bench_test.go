@@ -13,8 +13,8 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/benchdata"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // workload is one benchmark input, decoded once.

@@ -135,7 +135,9 @@ func genBoundInput(t *testing.T, rng *rand.Rand) boundInput {
 				}
 			}
 		}
-		types = append(types, b.Obj())
+		if it := b.Obj(); len(it.Offerings) > 0 { // NewCatalog refuses a type without offerings
+			types = append(types, it)
+		}
 	}
 	cat, err := instancetypes.NewCatalog(types, instancetypes.WithBaseSchema(aws.Schema()))
 	require.NoError(t, err)
@@ -212,7 +214,7 @@ func boundCandidates(t *testing.T, in boundInput) []boundCandidate {
 		require.NoError(t, err)
 		for _, it := range in.cat.Types() {
 			for _, o := range it.Offerings {
-				if !o.Available {
+				if o.Unavailable {
 					continue
 				}
 				labels := map[string]string{
@@ -403,7 +405,7 @@ func describeBound(in boundInput, res scheduler.Result, cands []boundCandidate, 
 			it.Capacity.Cpu(), it.Capacity.Memory(), a.Cpu(), a.Memory())
 		for _, o := range it.Offerings {
 			fmt.Fprintf(&b, " %s/%s@%.4f", o.Zone, o.CapacityType, o.Price)
-			if !o.Available {
+			if o.Unavailable {
 				b.WriteString("(unavailable)")
 			}
 		}

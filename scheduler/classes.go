@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -45,23 +46,30 @@ type class struct {
 	topo          *topology.Pod
 	topoSpec      topology.PodSpec
 	// relaxation
-	steps           []step
-	termStep        []int // per topology term: its step, or -1 when required
-	prefStep        []int // per kept preferred node term: its step
-	taintStp        int   // the PreferNoSchedule step, or -1
-	nWhile          int   // steps [0, nWhile) are WhileFree
+	steps    []step
+	termStep []int // per topology term: its step, or -1 when required
+	prefStep []int // per kept preferred node term: its step
+	// singlePref enforces one preferred node term at a time, the heaviest
+	// not yet dropped (Karpenter's relaxation order).
+	singlePref      bool
+	taintStp        int // the PreferNoSchedule step, or -1
+	nWhile          int // steps [0, nWhile) are WhileFree
 	ignoreTaintPref bool
 	pods            []*pending
+	placedN         int // pods of the class placed so far
 	// isolated pods need a node of their own among their group (required
 	// hostname anti-affinity to themselves); they are placed first so that
 	// the room their nodes leave can be filled by others.
 	isolated bool
-	// follows orders followers after the pods their pod affinity selects
-	// (see followDepths).
-	follows int
+	// targets are the other pending classes the class's pod affinity
+	// (required or preferred) selects: its pods are queued after theirs.
+	targets []*class
 	// caches
 	variants map[variantKey]int32
-	cursors  map[int32]int // bucket → first claim not known to reject this class
+	// cursors: per (attempt requirements, bucket), the first claim not known
+	// to reject the class's pods under those requirements (a refusal under
+	// one required term or relaxation level says nothing of another).
+	cursors map[cursorKey]int
 }
 
 type prefTerm struct {
@@ -76,6 +84,9 @@ type step struct {
 	desc   string
 }
 
+// cursorKey is an attempt's requirement set and a bucket.
+type cursorKey struct{ reqID, bucket int32 }
+
 type variantKey struct {
 	alt, level int
 }
@@ -83,11 +94,7 @@ type variantKey struct {
 // classKey identifies pods that place alike.
 func classKey(p *corev1.Pod) (uint64, error) {
 	h := fnv.New64a()
-	ns := p.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	h.Write([]byte(ns))
+	h.Write([]byte(kube.Namespace(p.Namespace)))
 	h.Write([]byte{0})
 	for _, k := range slices.Sorted(maps.Keys(p.Labels)) {
 		h.Write([]byte(k))
@@ -122,11 +129,8 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 		}
 		c, ok := byKey[key]
 		if !ok {
-			c = &class{id: len(s.classes), sample: p, namespace: p.Namespace, labels: p.Labels,
-				variants: map[variantKey]int32{}, cursors: map[int32]int{}}
-			if c.namespace == "" {
-				c.namespace = "default"
-			}
+			c = &class{id: len(s.classes), sample: p, namespace: kube.Namespace(p.Namespace), labels: p.Labels,
+				variants: map[variantKey]int32{}, cursors: map[cursorKey]int{}}
 			byKey[key] = c
 			s.classes = append(s.classes, c)
 		}
@@ -142,17 +146,15 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	}
 	for _, c := range s.classes {
 		s.deriveClass(c)
+		c.invalid = cmp.Or(validatePod(c.sample), c.invalid) // validate_pod.go: what the API server rejects is never placed
 	}
-	s.followDepths()
+	s.followTargets()
 	return nil
 }
 
 // podClaims lists the persistent volume claims a pod mounts, as namespace/name.
 func podClaims(p *corev1.Pod) []string {
-	ns := p.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns := kube.Namespace(p.Namespace)
 	var out []string
 	for _, v := range p.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
@@ -331,13 +333,20 @@ func joinReqs(rs []requirements.Requirements) string {
 }
 
 // derivePreferences builds the class's relaxation steps: preferred pod
-// affinity, preferred pod anti-affinity, preferred node affinity (each
-// lowest weight first), ScheduleAnyway spread constraints, then
-// PreferNoSchedule taints. Kinds under the Ignore policy get no step (never
-// enforced); WhileFree steps come first.
+// affinity, preferred pod anti-affinity, preferred node affinity,
+// ScheduleAnyway spread constraints, then PreferNoSchedule taints. Kinds
+// under the Ignore policy get no step (never enforced); WhileFree steps
+// come first.
+//
+// In nodeplan's order every preferred node-affinity term that can hold with
+// the heavier ones is enforced at once, and each kind drops its lightest
+// term first. In Karpenter's order (karpenterRelaxation) only the heaviest
+// remaining preferred node-affinity term is enforced, each kind drops its
+// heaviest term first, and ScheduleAnyway constraints go in listing order.
 func (s *solver) derivePreferences(c *class) {
 	p := c.sample
-	// Preferred node affinity: keep the terms that can hold together, heaviest first.
+	karp := s.cfg.karpenterRelaxation
+	c.singlePref = karp
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		prefs := slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 		slices.SortStableFunc(prefs, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
@@ -351,6 +360,9 @@ func (s *solver) derivePreferences(c *class) {
 				continue
 			}
 			candidate := kept.Intersect(tr)
+			if karp {
+				candidate = tr // each term alone
+			}
 			if !s.feasible(c, candidate) {
 				c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
 				continue
@@ -379,15 +391,28 @@ func (s *solver) derivePreferences(c *class) {
 				idx = append(idx, i)
 			}
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(terms[a].Weight, terms[b].Weight) })
+		slices.SortStableFunc(idx, func(a, b int) int {
+			if karp {
+				return cmp.Compare(terms[b].Weight, terms[a].Weight)
+			}
+			return cmp.Compare(terms[a].Weight, terms[b].Weight)
+		})
 		for _, i := range idx {
 			cands = append(cands, cand{st: step{kind: pk, desc: fmt.Sprintf("preferred %s (weight %d)", terms[i].Describe(), terms[i].Weight)}, term: i, pref: -1})
 		}
 	}
-	for i := len(c.prefs) - 1; i >= 0; i-- {
+	for k := range c.prefs {
+		i := len(c.prefs) - 1 - k // lightest first
+		if karp {
+			i = k // heaviest first
+		}
 		cands = append(cands, cand{st: step{kind: PreferNodeAffinity, desc: c.prefs[i].desc}, term: -1, pref: i})
 	}
-	for i := len(terms) - 1; i >= 0; i-- {
+	for k := range terms {
+		i := len(terms) - 1 - k
+		if karp {
+			i = k // listing order
+		}
 		if terms[i].Kind == topology.Spread && !terms[i].Required {
 			cands = append(cands, cand{st: step{kind: PreferTopologySpread, desc: "ScheduleAnyway " + terms[i].Describe()}, term: i, pref: -1})
 		}
@@ -446,10 +471,15 @@ func (c *class) activeTerm(i, level int) bool {
 	return st == -1 || st >= level
 }
 
-// activePref reports whether kept preferred node term i is enforced.
+// activePref reports whether kept preferred node term i is enforced: until
+// its step, and, when one term is enforced at a time (singlePref), only
+// once the heavier term before it has been dropped.
 func (c *class) activePref(i, level int) bool {
 	st := c.prefStep[i]
-	return st != ignoredStep && st >= level
+	if st == ignoredStep || st < level {
+		return false
+	}
+	return !c.singlePref || i == 0 || c.prefStep[i-1] < level
 }
 
 // toleratesPreferNoSchedule reports whether PreferNoSchedule taints are
@@ -522,32 +552,21 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 // with pod affinity to other pending pods) after their targets.
 const maxFollowChecks = 1 << 20
 
-// followDepths sets each class's follow depth: 0 for a class with no pod
-// affinity (required or preferred) to other pending classes, else one more
-// than the deepest class it follows (capped, so cycles end). The queue
-// places targets before their followers, as Karpenter's relax-and-requeue
-// loop ends up doing: a preferred affinity is then relaxed only when its
-// target really has no room, not because the target comes later.
-func (s *solver) followDepths() {
-	type follower struct {
-		c       *class
-		targets []*class
-	}
-	var fs []follower
+// followTargets records, for each class with pod affinity (required or
+// preferred) to other pending classes, those classes: the queue places
+// targets before their followers, as Karpenter's relax-and-requeue loop ends
+// up doing, so that a preferred affinity is relaxed only when its target
+// really has no room, not because the target comes later.
+func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
-		terms := affinityTerms(c.sample)
-		if len(terms) == 0 {
-			continue
-		}
-		f := follower{c: c}
-		for _, t := range terms {
+		for _, t := range affinityTerms(c.sample) {
 			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
 			if err != nil || t.LabelSelector == nil || sel.Matches(labels.Set(c.labels)) {
 				continue // a self-selecting term may start its own domain: it waits for nobody
 			}
 			for _, o := range s.classes {
-				if o == c || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
+				if o == c || slices.Contains(c.targets, o) || (len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace)) ||
 					(len(t.Namespaces) == 0 && t.NamespaceSelector == nil && o.namespace != c.namespace) {
 					continue
 				}
@@ -555,27 +574,9 @@ func (s *solver) followDepths() {
 					return
 				}
 				if sel.Matches(labels.Set(o.labels)) {
-					f.targets = append(f.targets, o)
+					c.targets = append(c.targets, o)
 				}
 			}
-		}
-		if len(f.targets) > 0 {
-			fs = append(fs, f)
-		}
-	}
-	for range 4 {
-		changed := false
-		for _, f := range fs {
-			d := 0
-			for _, t := range f.targets {
-				d = max(d, t.follows+1)
-			}
-			if d = min(d, 4); d != f.c.follows {
-				f.c.follows, changed = d, true
-			}
-		}
-		if !changed {
-			break
 		}
 	}
 }

@@ -21,7 +21,11 @@ func cpuNow() time.Duration {
 // and the price before and after improvement (tests only).
 func PhaseReport(pods []*corev1.Pod, pools []nodepool.NodePool, cat instancetypes.Catalog, opts ...Option) (string, error) {
 	t0 := cpuNow()
-	s, err := newSolver(pods, pools, cat, opts)
+	cfg, err := resolve(opts)
+	if err != nil {
+		return "", err
+	}
+	s, err := newSolver(pods, pools, cat, cfg)
 	if err != nil {
 		return "", err
 	}

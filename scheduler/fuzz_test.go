@@ -7,8 +7,8 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // FuzzSolve feeds mutated manifests to Solve: whatever decodes must solve

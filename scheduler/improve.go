@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
-	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -48,10 +47,24 @@ func (s *solver) improveWith(b *int) {
 	s.buildSlack()
 	s.slackBuilt = true
 	// Rounds of drain, absorb and shrink while a round lowers the price
-	// (each move frees or fills room another move may use).
-	for round := 0; round < improveRounds && budget > 0; round++ {
-		before := s.totalPrice()
+	// (each move frees or fills room another move may use). Then merges and
+	// the existing-node pass, and one more round when they saved something:
+	// a merge is strictly cheaper, but the larger, narrower claims it leaves
+	// give the other moves less to work with, so merging last can only
+	// lower the price the rounds reached.
+	s.improveRounds(&budget)
+	before := s.totalPrice()
+	s.mergeRound(s.byPods(), &budget)
+	s.toExisting(&budget)
+	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
+	}
+}
+
+func (s *solver) improveRounds(budget *int) {
+	for round := 0; round < improveRounds && *budget > 0; round++ {
+		before := s.totalPrice()
+		s.improveRound(budget)
 		if s.totalPrice() >= before-priceEps {
 			break
 		}
@@ -70,43 +83,47 @@ func (s *solver) totalPrice() float64 {
 }
 
 // improveRound runs one round: drain small claims (emptying one saves its
-// whole price), let claims absorb smaller ones of their bucket when one
-// larger instance type is cheaper, then shrink big claims into the room left
-// elsewhere.
+// whole price), let claims absorb smaller ones of their bucket at no extra
+// price (fewer nodes, larger rooms for later moves), then shrink big claims
+// into the room left elsewhere.
 func (s *solver) improveRound(budget *int) {
-	byPrice := func() []*claim {
-		order := s.liveClaims()
-		slices.SortStableFunc(order, func(a, b *claim) int {
-			if c := cmp.Compare(a.price, b.price); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		return order
-	}
-	byPods := func() []*claim {
-		order := s.liveClaims()
-		slices.SortStableFunc(order, func(a, b *claim) int {
-			if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
-		return order
-	}
-	for _, step := range []struct {
-		order func() []*claim
-		do    func(*claim, *int)
-	}{{byPrice, s.drain}, {byPods, s.absorb}, {byPods, s.shrink}} {
-		for _, cl := range step.order() {
+	each := func(order []*claim, do func(*claim, *int)) {
+		for _, cl := range order {
 			if *budget <= 0 {
 				return
 			}
 			if !cl.dropped {
-				step.do(cl, budget)
+				do(cl, budget)
 			}
 		}
 	}
+	each(s.byPrice(), s.drain)
+	each(s.byPods(), s.absorb)
+	each(s.byPods(), s.shrink)
+}
+
+// byPrice lists the live claims cheapest first (then by id).
+func (s *solver) byPrice() []*claim {
+	order := s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return order
+}
+
+// byPods lists the live claims with the most pods first (then by id).
+func (s *solver) byPods() []*claim {
+	order := s.liveClaims()
+	slices.SortStableFunc(order, func(a, b *claim) int {
+		if c := cmp.Compare(len(b.pods), len(a.pods)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return order
 }
 
 func (s *solver) liveClaims() []*claim {
@@ -200,19 +217,8 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	}
 	// Stay in the source's domain of every key the pod matters to, hostname aside.
 	srcReqs := s.reqs.info(src.reqID).reqs
-	var pins []requirements.Requirement
-	for _, k := range c.topo.Keys() {
-		if k == requirements.LabelHostname {
-			continue
-		}
-		pins = append(pins, srcReqs.Get(k))
-	}
-	if len(pins) > 0 {
-		id := s.reqs.and(a.reqID, s.reqs.intern(requirements.NewRequirements(pins...), nil))
-		if id < 0 {
-			return nil
-		}
-		a.reqID = id
+	if a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs); !ok {
+		return nil
 	}
 	// Leave the source for the duration of the search.
 	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
@@ -272,19 +278,28 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	return best.claim
 }
 
-// moveBack returns pp to claim dst (undoing a move), refitting dst.
+// moveBack returns pp to claim dst (undoing a move from dst to another
+// claim or to an existing node), refitting dst.
 func (s *solver) moveBack(pp *pending, dst *claim) {
 	c := pp.cls
 	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-	from := pp.claim
-	fromHost := topology.Host{Hostname: from.host, Requirements: s.reqs.info(from.reqID).reqs, Taints: from.pool.tmpl.Taints}
+	fromHost := s.hostOf(pp)
 	s.topo.Unrecord(c.topo, a.active, &fromHost)
-	s.detach(pp)
+	fromNode, from := pp.node, pp.claim
+	if fromNode != nil {
+		s.unplaceExisting(pp)
+	} else {
+		s.detach(pp)
+	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
+		if fromNode != nil {
+			s.putExisting(pp, a, fromNode)
+			return
+		}
 		s.topo.Record(c.topo, a.active, &fromHost)
 		s.reattach(pp, from)
 		return
@@ -304,6 +319,7 @@ func (s *solver) reattach(pp *pending, cl *claim) {
 	cl.used = cl.used.Add(pp.cls.requests)
 	cl.ports = append(cl.ports, pp.cls.ports...)
 	pp.claim = cl
+	pp.cls.placedN++
 }
 
 // detach removes pp from its claim (its topology counts must already be
@@ -319,6 +335,7 @@ func (s *solver) detach(pp *pending) {
 		cl.ports = append(cl.ports, o.cls.ports...)
 	}
 	pp.claim = nil
+	pp.cls.placedN--
 	if len(cl.pods) == 0 {
 		var zero binpack.Vec
 		cl.pool.charge(&zero, &cl.charged)
@@ -435,7 +452,7 @@ func (s *solver) absorb(dst *claim, budget *int) {
 			if src == nil || *budget <= 0 {
 				continue
 			}
-			if pods, ok := s.mergeInto(src, dst, budget); ok {
+			if pods, ok := s.absorbInto(src, dst, budget); ok {
 				taken = append(taken, src)
 				moved = append(moved, pods)
 				cands[i] = nil
@@ -457,10 +474,10 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 }
 
-// mergeInto moves every pod of src into dst when dst grows by at most
+// absorbInto moves every pod of src into dst when dst grows by at most
 // src's price (plus absorbStep); on failure nothing changes. It returns the
 // pods moved.
-func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
+func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	for _, pp := range src.pods {
 		if !pp.cls.topo.Movable() {
 			return nil, false

@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -11,7 +9,13 @@ import (
 )
 
 // Option configures one Solve. Options are resolved once, validated, then the
-// solve runs; an invalid option is an error from Solve.
+// solve runs. An option that lists objects (nodes, pods, DaemonSets,
+// volumes, namespaces) may be given several times: the lists add up. What
+// the solver cannot use — a nil entry, an object without a name or given
+// twice, a node or DaemonSet the API server would reject, a NaN, infinite
+// or negative number, an unknown policy or preference kind — is an
+// *InputError naming the option and the index across its lists (all of
+// them together, errors.Join), never a panic.
 type Option func(*config)
 
 // PreferencePolicy says how soft constraints are treated.
@@ -79,6 +83,17 @@ type config struct {
 	nodeCost         float64
 	maxOptions       int
 	preferenceCost   bool
+	// karpenterRelaxation relaxes preferences in Karpenter's order (one
+	// preferred node-affinity term at a time, heaviest dropped first); set
+	// only for the plan Solve compares with its own.
+	karpenterRelaxation bool
+	// fillBounded makes planned claims of NodePools with limits take pods
+	// before new claims whatever they grow to; set only for the plan Solve
+	// makes when limits left pods unplaced.
+	fillBounded bool
+	// first names pods queued before all others; set only for the plan
+	// Solve makes when pods were left unplaced.
+	first map[string]bool
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to
@@ -182,6 +197,8 @@ func WithMaxInstanceTypeOptions(n int) Option {
 // defaultMaxOptions is the default cap on a NodeClaim's instance-type options.
 const defaultMaxOptions = 100
 
+// resolve applies the options over the defaults and checks the result (see
+// config.check in options_check.go). A nil Option is skipped.
 func resolve(opts []Option) (config, error) {
 	c := config{preference: PreferenceRespect, minValues: MinValuesStrict, maxOptions: defaultMaxOptions}
 	for _, o := range opts {
@@ -189,37 +206,7 @@ func resolve(opts []Option) (config, error) {
 			o(&c)
 		}
 	}
-	if err := checkPolicy(c.preference); err != nil {
-		return c, err
-	}
-	for _, k := range PreferenceKinds() {
-		if p, ok := c.preferenceByKind[k]; ok {
-			if err := checkPolicy(p); err != nil {
-				return c, fmt.Errorf("preference kind %s: %w", k, err)
-			}
-		}
-	}
-	if c.minValues != MinValuesStrict && c.minValues != MinValuesBestEffort {
-		return c, fmt.Errorf("min-values policy %q: want Strict or BestEffort", c.minValues)
-	}
-	if c.budget != nil && *c.budget < 0 {
-		return c, fmt.Errorf("improvement budget %d: must not be negative", *c.budget)
-	}
-	if c.nodeCost < 0 {
-		return c, fmt.Errorf("node cost %v: must not be negative", c.nodeCost)
-	}
-	if c.maxOptions < 1 {
-		return c, fmt.Errorf("max instance-type options %d: must be at least 1", c.maxOptions)
-	}
-	return c, nil
-}
-
-func checkPolicy(p PreferencePolicy) error {
-	switch p {
-	case PreferenceRespect, PreferenceIgnore, PreferenceWhileFree:
-		return nil
-	}
-	return fmt.Errorf("preference policy %q: want Respect, Ignore or WhileFree", p)
+	return c, c.check()
 }
 
 // policyFor returns the policy of one kind of preference.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -152,42 +153,69 @@ func (s *solver) place(pp *pending) bool {
 	}
 }
 
-// tryPlace places the pod on the first candidate that takes it: existing
-// nodes, then per NodePool by weight the planned NodeClaims of that pool
-// and a new NodeClaim of it.
+// tryPlace places the pod: on an existing node when one takes it, else on
+// the planned NodeClaim of any NodePool whose price grows the least, unless
+// a new NodeClaim of the first NodePool (by weight) that can take the pod
+// costs less than that growth. Weight orders new NodeClaims only: a planned
+// claim of a lighter pool with room beats a new claim of a heavier one, as
+// in Karpenter (existing nodes, then in-flight NodeClaims, then new ones).
 func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	c := a.c
 	if en := s.findExisting(pp, a); en != nil {
 		return true
 	}
-	for _, p := range s.pools {
-		if !s.poolTolerated(c, p, a.level) {
-			continue
-		}
-		// A new claim's price caps what growing a planned claim may cost,
-		// which bounds the search.
-		var nc evaluation
-		haveNew := false
-		maxDelta := math.Inf(1)
-		if a.allowNew {
+	var nc evaluation
+	haveNew := false
+	if a.allowNew {
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, a.level) {
+				continue
+			}
 			if nc, haveNew = s.evalNew(a, p); haveNew {
-				maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
+				break
 			}
 		}
-		best, ok := s.findClaim(pp, a, p, maxDelta)
-		if debugPod != nil && haveNew {
-			debugPod(pp, ok, best, nc)
+	}
+	// A new claim's price caps what growing a planned claim may cost,
+	// which bounds the search.
+	maxDelta := math.Inf(1)
+	if haveNew {
+		maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
+	}
+	var best evaluation
+	found := false
+	for _, p := range s.pools {
+		if !s.poolTolerated(c, p, a.level) || len(p.buckets) == 0 {
+			continue
 		}
-		switch {
-		case ok && (best.delta <= priceEps || !haveNew || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
-			s.commit(pp, a, best)
-			return true
-		case haveNew:
-			s.commit(pp, a, nc)
-			return true
+		md := maxDelta
+		if s.fills(p) {
+			md = math.Inf(1)
+		}
+		ev, ok := s.findClaim(pp, a, p, md)
+		if ok && (!found || better(ev, best)) {
+			best, found = ev, true
+			if best.delta <= priceEps {
+				break
+			}
 		}
 	}
+	switch {
+	case found && (best.delta <= priceEps || !haveNew || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
+		s.commit(pp, a, best)
+		return true
+	case haveNew:
+		s.commit(pp, a, nc)
+		return true
+	}
 	return false
+}
+
+// fills reports whether planned claims of pool p take pods before a new
+// claim does, whatever they grow to: in the plan made for NodePools whose
+// limits bind, every new node spends the limit on its own overhead.
+func (s *solver) fills(p *pool) bool {
+	return s.cfg.fillBounded && p.bounded()
 }
 
 func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
@@ -204,45 +232,60 @@ func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
 
 // findExisting places the pod on the first existing node that takes it.
 func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
-	c := a.c
-	if len(s.existing) == 0 {
-		return nil
-	}
-	r := s.reqs.info(a.reqID).reqs
 	for _, en := range s.existing {
-		if en.notReady || !c.requests.Fits(en.free) {
-			continue
+		if s.existingAdmits(a, en) {
+			s.putExisting(pp, a, en)
+			return en
 		}
-		if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
-			continue
-		}
-		if !c.toleratesPreferNoSchedule(a.level) {
-			if _, bad := requirements.UntoleratedPreference(en.taints, c.tolerations); bad {
-				continue
-			}
-		}
-		if !r.Matches(en.labels) {
-			continue
-		}
-		if _, clash := portsConflict(en.ports, c.ports); clash {
-			continue
-		}
-		host := topology.Host{Node: en.topo}
-		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
-			continue
-		}
-		en.free = en.free.Sub(c.requests)
-		en.ports = append(en.ports, c.ports...)
-		en.placed = append(en.placed, pp)
-		pp.node = en
-		pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
-		s.topo.Record(c.topo, a.active, &host)
-		return en
 	}
 	return nil
 }
 
-var debugPod func(pp *pending, ok bool, best, nc evaluation)
+// existingStatic reports whether an existing node could ever take the
+// attempt's pods, room aside: readiness, taints and labels.
+func (s *solver) existingStatic(a attempt, en *existingNode) bool {
+	c := a.c
+	if en.notReady {
+		return false
+	}
+	if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
+		return false
+	}
+	if !c.toleratesPreferNoSchedule(a.level) {
+		if _, bad := requirements.UntoleratedPreference(en.taints, c.tolerations); bad {
+			return false
+		}
+	}
+	return s.reqs.info(a.reqID).reqs.Matches(en.labels)
+}
+
+// existingAdmits reports whether an existing node takes the attempt's pod
+// now: room, taints, labels, host ports and topology.
+func (s *solver) existingAdmits(a attempt, en *existingNode) bool {
+	c := a.c
+	if !c.requests.Fits(en.free) || !s.existingStatic(a, en) {
+		return false
+	}
+	if _, clash := portsConflict(en.ports, c.ports); clash {
+		return false
+	}
+	host := topology.Host{Node: en.topo}
+	_, v := s.topo.Check(c.topo, a.active, &host, nil)
+	return v == nil
+}
+
+// putExisting places pp on an existing node (the one place that does).
+func (s *solver) putExisting(pp *pending, a attempt, en *existingNode) {
+	c := a.c
+	en.free = en.free.Sub(c.requests)
+	en.ports = append(en.ports, c.ports...)
+	en.placed = append(en.placed, pp)
+	pp.node = en
+	c.placedN++
+	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
+	host := topology.Host{Node: en.topo}
+	s.topo.Record(c.topo, a.active, &host)
+}
 
 // priceEps absorbs float noise when prices are compared.
 const priceEps = 1e-9
@@ -288,14 +331,15 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 	grow := s.growScratch[:0]
 	defer func() { s.growScratch = grow[:0] }()
 	for _, b := range p.buckets {
-		cur := c.cursors[int32(b.idx)]
+		ck := cursorKey{a.reqID, int32(b.idx)}
+		cur := c.cursors[ck]
 		if cur >= len(b.claims) || examined >= claimsExamined {
 			continue
 		}
 		be, ok, perm := s.evalBucket(a, b)
 		if !ok {
 			if perm {
-				c.cursors[int32(b.idx)] = len(b.claims)
+				c.cursors[ck] = len(b.claims)
 			}
 			continue
 		}
@@ -340,7 +384,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		}
 		if permFrom == cur {
 			// Everything from the cursor on refused for good: skip it next time.
-			c.cursors[int32(b.idx)] = len(b.claims)
+			c.cursors[ck] = len(b.claims)
 		}
 	}
 	for _, g := range grow {
@@ -383,7 +427,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	}
 	if a.c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id), topology.ExceptHostname)
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c.requests), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -436,7 +480,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
-	if !fits {
+	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
 		return ev, false, false
 	}
 	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
@@ -459,7 +503,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id))
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c.requests))
 		if v != nil {
 			return evaluation{}, false
 		}
@@ -477,6 +521,11 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if !s.minValuesOK(p, id, c.requests, &zero) {
 		return evaluation{}, false
+	}
+	if s.fills(p) && !s.hasReservations {
+		if o, ok := s.limitSized(c, p, id); ok {
+			t, pos, price = o.t, o.pos, o.price
+		}
 	}
 	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
 }
@@ -621,49 +670,101 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 	return "", true
 }
 
-// ranker breaks ties when topology pins a claim to a domain: the cheaper
-// domain for the claim's requirements wins.
-func (s *solver) ranker(id int32) topology.Ranker {
-	return func(key, value string) float64 {
-		if key != requirements.LabelTopologyZone && key != requirements.LabelCapacityType {
+// ranker prices the domains topology may pin a claim to: the cheapest
+// offering in the domain of an instance type of set id that holds need
+// (+Inf when none does). Topology pins a claim only to a domain where the
+// pod can launch, and among equally loaded domains to the cheapest.
+func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
+	return func(pins []requirements.Requirement, key, value string) float64 {
+		if key == requirements.LabelHostname {
 			return 0
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
-		mk := rankKey{key, value}
+		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
-		f := binpack.NewOfferFilter(s.idx, s.reqs.info(id).reqs.Add(requirements.In(key, value)))
-		var left binpack.ReservationsLeft
-		if s.hasReservations {
-			left = s.leftFor(nil)
-		}
-		best := math.Inf(1)
-		for _, t := range s.rankTypes(id) {
-			if pr, _, ok := s.idx.Cheapest(t, f, left); ok && pr < best {
-				best = pr
-			}
-		}
-		ranks[mk] = best
-		return best
+		r := s.domainPrice(id, append(slices.Clip(pins), requirements.In(key, value)), need)
+		ranks[mk] = r
+		return r
 	}
 }
 
-// rankTypes returns a few of the cheapest types of the set, to price domains.
-func (s *solver) rankTypes(id int32) []int {
+// pinsKey identifies a list of pins for a memo ("" for none, the common case).
+func pinsKey(pins []requirements.Requirement) string {
+	if len(pins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range pins {
+		b.WriteString(p.String())
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// domainPrice is the cheapest launchable price of a node of set id that
+// also meets pins (one value per key) and whose usable capacity holds need,
+// within the pool's limits (+Inf when none).
+func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
 	info := s.reqs.info(id)
-	if info.pool == nil {
-		return nil
+	p := info.pool
+	if p == nil {
+		return 0
 	}
 	info.typeSet(s)
-	var out []int
-	for _, t := range info.members {
-		out = append(out, int(t))
-		if len(out) == 3 {
-			break
+	reqs := info.reqs
+	var labelPins []requirements.Requirement
+	for _, pin := range pins {
+		reqs = reqs.Add(pin)
+		if s.idx.IsLabelKey(pin.Key()) {
+			labelPins = append(labelPins, pin)
 		}
 	}
-	return out
+	if _, empty := reqs.Empty(); empty {
+		return math.Inf(1)
+	}
+	f := binpack.NewOfferFilter(s.idx, reqs)
+	var left binpack.ReservationsLeft
+	if s.hasReservations {
+		left = s.leftFor(nil)
+	}
+	var zero binpack.Vec
+	prices := s.idx.Prices(info.offer)
+	best := math.Inf(1)
+	for _, t32 := range info.members {
+		t := int(t32)
+		if prices[t] >= best {
+			break // members are in price order: the rest cost at least this
+		}
+		if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
+			continue
+		}
+		if p.limited {
+			capT := s.idx.Capacity(t)
+			if !p.withinLimits(&capT, &zero) {
+				continue
+			}
+		}
+		if !typeHasLabels(s.idx.Type(t).Labels, labelPins) {
+			continue
+		}
+		if pr, _, ok := s.idx.Cheapest(t, f, left); ok && pr < best {
+			best = pr
+		}
+	}
+	return best
+}
+
+// typeHasLabels reports whether an instance type's labels meet every pin.
+func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bool {
+	for _, pin := range pins {
+		v, ok := labels[pin.Key()]
+		if !ok || !pin.Has(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // commit applies an evaluation: the one place a placement changes state.
@@ -695,6 +796,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	s.updateHold(cl)
 	cl.ports = append(cl.ports, c.ports...)
 	pp.claim = cl
+	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}

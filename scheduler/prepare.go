@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -178,7 +179,7 @@ func (s *solver) preparePools(pools []nodepool.NodePool) error {
 		zones, cts := map[string]bool{}, map[string]bool{}
 		p.types.Each(func(ti int) bool {
 			for _, o := range s.idx.Type(ti).Offerings {
-				if o.Available && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
+				if !o.Unavailable && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
 					t.Requirements.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
 					t.Requirements.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
 					zones[o.Zone] = true
@@ -298,6 +299,20 @@ func (s *solver) poolLimits(p *pool) {
 	slices.Sort(p.limitDims)
 }
 
+// spendsNoMore reports whether a node of capacity capNew spends no more of
+// the pool's limits than one of capacity capOld.
+func (p *pool) spendsNoMore(capNew, capOld binpack.Vec) bool {
+	for _, d := range p.limitDims {
+		if capNew[d] > capOld[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// bounded reports whether the pool has limits (resources or nodes).
+func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
+
 // withinLimits reports whether growing the pool's charged capacity by
 // capacity(t) − charged stays within its remaining limits.
 func (p *pool) withinLimits(capNew, capOld *binpack.Vec) bool {
@@ -342,13 +357,7 @@ func seedOf(pods []*corev1.Pod, pools []nodepool.NodePool) uint64 {
 	return h.Sum64()
 }
 
-func podName(p *corev1.Pod) string {
-	ns := p.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	return ns + "/" + p.Name
-}
+func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 
 // prepareExisting builds the existing nodes and the topology view of the
 // pods bound to them.
@@ -427,13 +436,10 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 				if dsRunning[en.name] == nil {
 					dsRunning[en.name] = map[string]bool{}
 				}
-				dsRunning[en.name][bp.Namespace+"/"+o.Name] = true
+				dsRunning[en.name][kube.Key(bp.Namespace, o.Name)] = true
 			}
 		}
-		ep := topology.ExistingPod{Namespace: bp.Namespace, Labels: bp.Labels, Node: en.topo}
-		if ep.Namespace == "" {
-			ep.Namespace = "default"
-		}
+		ep := topology.ExistingPod{Namespace: kube.Namespace(bp.Namespace), Labels: bp.Labels, Node: en.topo}
 		if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
 			ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 		}
@@ -442,11 +448,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	// DaemonSet pods that should run on a node but are not there yet.
 	for _, en := range s.existing {
 		for i, ds := range s.daemonSets {
-			ns := ds.Namespace()
-			if ns == "" {
-				ns = "default"
-			}
-			if dsRunning[en.name][ns+"/"+ds.Name()] {
+			if dsRunning[en.name][kube.Key(ds.Namespace(), ds.Name())] {
 				continue
 			}
 			if dsRunsOnNode(ds, en) {

@@ -172,7 +172,7 @@ func mixedCatalog(t *testing.T) instancetypes.Catalog {
 			b.Offering(z, "on-demand", s.price+0.001*float64(j))
 		}
 		if s.family == "r" {
-			b.OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: "reserved", Price: 0.01, Available: true,
+			b.OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: "reserved", Price: 0.01,
 				ReservationID: "cr-1", ReservationCapacity: 2})
 		}
 		types = append(types, b.Obj())

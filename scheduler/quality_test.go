@@ -49,7 +49,7 @@ func TestUnconstrainedNearBound(t *testing.T) {
 
 // TestBeatsKarpenterOnItsBenchmark checks the price target on Karpenter's
 // own scheduling benchmark: every pod placed, at most 0.75 of Karpenter
-// v1.14.1's price (shared/bench/README.md), and never above it.
+// v1.14.1's price (testdata/bench/README.md), and never above it.
 func TestBeatsKarpenterOnItsBenchmark(t *testing.T) {
 	karpenter := map[string]float64{"diverse-1000": 345.6, "preference-4000": 3777.0}
 	for _, name := range []string{"diverse-1000", "preference-4000"} {

@@ -38,8 +38,13 @@ type reqInfo struct {
 	domVersion int
 }
 
-// rankKey is a domain: a key and one of its values.
-type rankKey struct{ key, value string }
+// rankKey is a domain (a key and one of its values) priced for a pod of
+// some size.
+type rankKey struct {
+	key, value string
+	need       binpack.Vec
+	pins       string // the other keys' domains chosen with it (pinsKey)
+}
 
 // topoMemos returns the info's topology memos, emptied when reservations
 // have changed since they were filled.

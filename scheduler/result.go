@@ -12,8 +12,8 @@ import (
 // existing node's Pods, or in PodErrors. All lists are sorted, so the same
 // input gives the same Result.
 //
-// The JSON form is the plan format of the command line
-// (shared/formats/SCENARIO.md); fields tagged "-" are Go-only detail.
+// The JSON form is the plan format of the command line (docs/SCENARIO.md);
+// fields tagged "-" are Go-only detail.
 type Result struct {
 	NodeClaims    []NodeClaim     `json:"nodeClaims"`
 	ExistingNodes []NodePlacement `json:"existingNodes"`
@@ -21,7 +21,7 @@ type Result struct {
 	Summary       Summary         `json:"summary"`
 
 	// Relaxations lists, per pod, the preferences that were dropped to place it.
-	Relaxations []Relaxation `json:"-"`
+	Relaxations []Relaxation `json:"relaxations"`
 	// Preferences reports what honouring preferences cost, when measured.
 	Preferences *PreferenceCost `json:"-"`
 }
@@ -74,9 +74,9 @@ type PodError struct {
 	Pod    string `json:"pod"`
 	Reason string `json:"reason"`
 	// Code is a stable, machine-readable cause; Details carries the numbers
-	// and names behind Reason.
-	Code    ReasonCode `json:"-"`
-	Details []Cause    `json:"-"`
+	// and names behind Reason, one cause per candidate that refused the pod.
+	Code    ReasonCode `json:"code"`
+	Details []Cause    `json:"causes"`
 }
 
 // Summary totals the plan.

@@ -19,9 +19,9 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/scenarios/*/want.txt from the current plans")

@@ -48,6 +48,7 @@ type solver struct {
 	resHeld         map[string]int
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
+	planned         bool
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -60,13 +61,14 @@ type solver struct {
 // Inputs are never modified or retained. The same inputs give the same
 // Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
-	s, err := newSolver(pods, nodePools, catalog, opts)
+	cfg, err := resolve(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	s.run()
-	s.improve()
-	s.unstrand()
+	s, err := bestOf(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return Result{}, err
+	}
 	res := s.result()
 	if s.cfg.preferenceCost && s.hasPreferences() {
 		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
@@ -96,12 +98,9 @@ func (s *solver) hasPreferences() bool {
 	return false
 }
 
-func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []Option) (*solver, error) {
-	cfg, err := resolve(opts)
-	if err != nil {
-		return nil, err
-	}
+func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
+	var err error
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
@@ -311,24 +310,11 @@ func (s *solver) namespaceLabels() map[string]map[string]string {
 	return out
 }
 
-// run places every pending pod: isolated pods first, followers after the
-// pods their affinity selects, then largest first (cpu, then memory, then
-// name); pods that fail are retried in further passes while a pass places
-// something, so a pod whose affinity target comes later still lands.
+// run places every pending pod in queue order; pods that fail are retried
+// in further passes while a pass places something, so a pod whose affinity
+// target comes later still lands.
 func (s *solver) run() {
-	queue := slices.Clone(s.pending)
-	slices.SortStableFunc(queue, func(a, b *pending) int {
-		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
-			if ia {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(a.cls.follows, b.cls.follows); c != 0 {
-			return c
-		}
-		return largerFirst(a, b)
-	})
+	queue := s.queue()
 	for {
 		var failed []*pending
 		for _, pp := range queue {
@@ -341,6 +327,71 @@ func (s *solver) run() {
 		}
 		queue = failed
 	}
+}
+
+// queue orders the pending pods: the pods the config names first (a plan
+// made again for the pods an earlier one left unplaced), isolated pods (each needs a node of
+// its own among its group, and the room their nodes leave serves others),
+// then largest first (cpu, then memory, then name), except that a pod whose
+// pod affinity selects other pending pods waits until the last of those is
+// queued and then comes right after it (not after every other pod: the room
+// beside its target is what it needs).
+func (s *solver) queue() []*pending {
+	sorted := slices.Clone(s.pending)
+	slices.SortStableFunc(sorted, func(a, b *pending) int {
+		if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
+			if fa {
+				return -1
+			}
+			return 1
+		}
+		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
+			if ia {
+				return -1
+			}
+			return 1
+		}
+		return largerFirst(a, b)
+	})
+	left := make(map[*class]int, len(s.classes))
+	for _, pp := range sorted {
+		left[pp.cls]++
+	}
+	ready := func(c *class) bool {
+		return !slices.ContainsFunc(c.targets, func(t *class) bool { return left[t] > 0 })
+	}
+	out := make([]*pending, 0, len(sorted))
+	var waiting []*pending
+	var emit func(pp *pending)
+	emit = func(pp *pending) {
+		out = append(out, pp)
+		if left[pp.cls]--; left[pp.cls] > 0 || len(waiting) == 0 {
+			return
+		}
+		// The class is all queued: release the waiting pods it was the last
+		// target of, in their order.
+		var still []*pending
+		var now []*pending
+		for _, w := range waiting {
+			if ready(w.cls) {
+				now = append(now, w)
+			} else {
+				still = append(still, w)
+			}
+		}
+		waiting = still
+		for _, w := range now {
+			emit(w)
+		}
+	}
+	for _, pp := range sorted {
+		if ready(pp.cls) {
+			emit(pp)
+		} else {
+			waiting = append(waiting, pp)
+		}
+	}
+	return append(out, waiting...) // cycles of affinity: in size order
 }
 
 // InputError is invalid input to Solve.

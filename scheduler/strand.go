@@ -69,4 +69,5 @@ func (s *solver) unplaceExisting(pp *pending) {
 		}
 	}
 	pp.node = nil
+	pp.cls.placedN--
 }

@@ -129,11 +129,10 @@ func TestSolverBugSelfAffinityBootstrap(t *testing.T) {
 }
 
 // Pod db-1 (app=db) needs zone z1 and requires zone affinity to app=db;
-// db-0 (app=db) already runs in z2, a zone db-1 may not use. Karpenter's
-// bootstrap rule (B-217) lets a self-selecting pod start a domain when no
-// domain it could use has a match, so db-1 is placed in z1 and the plan
-// verifies (kube-scheduler's stricter rule, no match anywhere, would leave
-// it pending; Verify follows the spec).
+// db-0 (app=db) already runs in z2, a zone db-1 may not use.
+// kube-scheduler lets a self-selecting pod start a domain only while no
+// matching pod runs anywhere, so db-1 can never bind: it is unplaced with a
+// PodAffinity reason, and no node is launched for it.
 func TestSelfAffinityBootstrapBesideExisting(t *testing.T) {
 	db := map[string]string{"app": "db"}
 	node := testutil.Node("node-a").Label(requirements.LabelTopologyZone, "z2").Size("1", "1Gi", "10").Obj()
@@ -145,9 +144,8 @@ func TestSelfAffinityBootstrapBesideExisting(t *testing.T) {
 			PodAffinity(requirements.LabelTopologyZone, db).Obj()},
 		opts: []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, []*corev1.Pod{running})},
 	})
-	require.Len(t, res.NodeClaims, 1)
-	if got := res.NodeClaims[0]; got.Zone != "z1" || len(got.Pods) != 1 {
-		t.Errorf("NodeClaim %s in %s with pods %v, want db-1 in z1", got.Name, got.Zone, got.Pods)
+	if len(res.NodeClaims) != 0 || len(res.PodErrors) != 1 || res.PodErrors[0].Code != scheduler.ReasonPodAffinity {
+		t.Errorf("NodeClaims %v, pod errors %v; want no NodeClaim and db-1 unplaced for PodAffinity", res.NodeClaims, res.PodErrors)
 	}
 }
 

@@ -120,7 +120,7 @@ func (v *verifier) resolveOffering(c *vclaim) {
 	var best *instancetypes.Offering
 	for i := range c.chosen.Offerings {
 		o := &c.chosen.Offerings[i]
-		if !o.Available || o.Zone != nc.Zone || o.CapacityType != nc.CapacityType ||
+		if o.Unavailable || o.Zone != nc.Zone || o.CapacityType != nc.CapacityType ||
 			(nc.ReservationID != "" && o.ReservationID != nc.ReservationID) || !c.match.matches(o) {
 			continue
 		}
@@ -400,7 +400,7 @@ func (m *vmatcher) offerings(it *instancetypes.InstanceType) []*instancetypes.Of
 	}
 	var out []*instancetypes.Offering
 	for i := range it.Offerings {
-		if o := &it.Offerings[i]; o.Available && m.matches(o) {
+		if o := &it.Offerings[i]; !o.Unavailable && m.matches(o) {
 			out = append(out, o)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -175,7 +176,7 @@ func (v *verifier) addPending(pods []*corev1.Pod) error {
 }
 
 func (v *verifier) newPod(p *corev1.Pod) *vpod {
-	ns := cmp.Or(p.Namespace, "default")
+	ns := kube.Namespace(p.Namespace)
 	vp := &vpod{name: ns + "/" + p.Name, namespace: ns, pod: p, requests: vresOf(podrequests.OfPod(p)),
 		ports: verifyHostPorts(&p.Spec)}
 	vp.alts, vp.altsWhy = v.podAlternatives(p)

@@ -19,11 +19,11 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // kCatalog decodes Catalog K (testdata/catalogs/k.json).
@@ -600,7 +600,7 @@ func cloneMap(m map[string]string) map[string]string {
 func reservedCatalog(t *testing.T) instancetypes.Catalog {
 	t.Helper()
 	r := testutil.InstanceType("r.large").Label(requirements.LabelArch, "amd64").CPU("2").Memory("16Gi").Pods("10").
-		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: requirements.CapacityTypeReserved, Price: 0.01, Available: true,
+		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: requirements.CapacityTypeReserved, Price: 0.01,
 			ReservationID: "cr-1", ReservationCapacity: 1}).
 		Offering("z1", requirements.CapacityTypeSpot, 0.03).Offering("z1", requirements.CapacityTypeOnDemand, 0.12).Obj()
 	m := testutil.InstanceType("m.small").Label(requirements.LabelArch, "amd64").CPU("2").Memory("4Gi").Pods("10").

@@ -423,14 +423,12 @@ func (v *verifier) resolveTerms(p *vpod, rule Rule, terms []corev1.PodAffinityTe
 	return out
 }
 
-// checkPodAffinity applies the required pod-affinity filter to the final
-// plan: some other pod matching all the pod's terms shares its domain for
-// each term, unless the pod matches them itself and no other pod matching
-// them is in a domain the pod's node requirements allow (Karpenter's
-// bootstrap rule, B-217: a self-selecting pod may start a domain when no
-// domain it could use has a match; kube-scheduler asks for no match
-// anywhere, which only differs when the pod's requirements exclude the
-// domains the matching pods are in).
+// checkPodAffinity applies kube-scheduler's required pod-affinity filter to
+// the final plan: some other pod matching all the pod's terms shares its
+// domain for each term, unless the pod matches them itself and no other pod
+// matching them runs anywhere (on a node with the term's key): the first
+// pod of a self-affine group may start a domain, and only while it is the
+// only one (interpodaffinity: len(affinityCounts) == 0).
 func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 	a := p.pod.Spec.Affinity
 	if a == nil || a.PodAffinity == nil || len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 0 {
@@ -451,14 +449,14 @@ func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 			others = append(others, q)
 		}
 	}
-	anywhere := false // a matching pod in a domain the pod could use
+	anywhere := false // a matching pod on a node with the term's key
 	var missing *vterm
 	for i, t := range terms {
 		found := false
 		for _, q := range others {
 			w.mark(q, t.key, "the required pod affinity of pod "+p.name)
 			val, ok := q.host.labels[t.key]
-			anywhere = anywhere || (ok && p.allows(t.key, val))
+			anywhere = anywhere || ok
 			found = found || (ok && val == p.host.labels[t.key])
 		}
 		if !found && missing == nil {

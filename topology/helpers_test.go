@@ -122,7 +122,7 @@ func onNode(n *topology.Node) *topology.Host { return &topology.Host{Node: n} }
 
 // rankBy ranks domain values by a fixed table (missing values rank 100).
 func rankBy(ranks map[string]float64) topology.Ranker {
-	return func(_, value string) float64 {
+	return func(_ []requirements.Requirement, _, value string) float64 {
 		if r, ok := ranks[value]; ok {
 			return r
 		}

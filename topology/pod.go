@@ -301,7 +301,10 @@ func (v *Violation) Message() string {
 
 // Ranker breaks ties between domains a host could be pinned to: lower is
 // better. It may be nil.
-type Ranker func(key, value string) float64
+// pins are the domains already chosen for the host's other keys in the same
+// check, so that a price can take them together (a capacity type chosen
+// first leaves only the zones that offer it).
+type Ranker func(pins []requirements.Requirement, key, value string) float64
 
 // Active reports whether term i of a pod is enforced.
 type Active func(i int) bool
@@ -351,7 +354,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, rank)]))
+			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, pins, rank)]))
 		}
 	}
 	return pins, nil
@@ -444,7 +447,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			}
 		case Affinity:
 			any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
-			if !any && term.self && t.canBootstrap(term, hostname) {
+			if !any && term.self && t.canBootstrap(term) {
 				continue
 			}
 			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) > 0 }); len(cands) == 0 {
@@ -558,19 +561,22 @@ func (g *group) minOver(ds []int32) int32 {
 }
 
 // canBootstrap reports whether a self-selecting affinity pod may start a
-// domain: no domain it could use holds a matching pod yet.
-func (t *Tracker) canBootstrap(term *Term, hostname bool) bool {
-	g := term.g
-	if hostname || len(term.eligible) == 0 {
-		return g.nonzero == 0
-	}
-	return !slices.ContainsFunc(term.eligible, func(d int32) bool { return g.get(d) > 0 })
+// domain. kube-scheduler's InterPodAffinity filter grants this only while no
+// pod anywhere in the cluster matches the term (on a node that has its key),
+// whatever domains the pod itself could use: once one matching pod runs in a
+// zone the pod's requirements exclude, the pod can never bind.
+func (t *Tracker) canBootstrap(term *Term) bool {
+	return term.g.nonzero == 0
 }
 
-// choose picks the domain to pin a host to: the least loaded over the spread
-// groups that count or own the pod, then the ranker, then by value.
-func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32 {
-	best, bestLoad, bestRank := int32(-1), int64(0), 0.0
+// choose picks the domain to pin a host to: one the ranker can price (a
+// node can launch there) before one it cannot, then the least loaded over
+// the spread groups that count or own the pod, then the cheaper by the
+// ranker, then by value. Any candidate satisfies every rule, so a domain
+// whose count is not the lowest is still a valid fallback when the least
+// loaded one has no instance type for the pod.
+func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
 		for i := range p.Terms {
@@ -585,10 +591,15 @@ func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, rank Ranker) int32
 		}
 		r := 0.0
 		if rank != nil {
-			r = rank(ks.key, ks.values[d])
+			r = rank(pins, ks.key, ks.values[d])
 		}
-		if best < 0 || load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best]))) {
-			best, bestLoad, bestRank = d, load, r
+		ok := !math.IsInf(r, 1)
+		better := best < 0 || (ok && !bestOK)
+		if !better && ok == bestOK {
+			better = load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best])))
+		}
+		if better {
+			best, bestLoad, bestRank, bestOK = d, load, r, ok
 		}
 	}
 	return best
@@ -677,8 +688,8 @@ func (p *Pod) Movable() bool {
 
 // Stranded reports whether the pod, recorded on h, holds a domain of a
 // required self-selecting affinity group alone (it started the domain)
-// while another matching pod is now in a domain the pod could use: once
-// that pod binds first, this one no longer may start a domain of its own,
+// while another matching pod is now in some other domain: if that pod binds
+// first, kube-scheduler no longer lets this one start a domain of its own,
 // so the plan would depend on binding order.
 func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 	for i := range p.Terms {
@@ -690,13 +701,7 @@ func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 		if !ok || term.g.get(d) > 1 {
 			continue // not counted there, or it shares its domain with a match
 		}
-		if term.Key == requirements.LabelHostname || len(term.eligible) == 0 {
-			if term.g.nonzero > 1 {
-				return true
-			}
-			continue
-		}
-		if slices.ContainsFunc(term.eligible, func(e int32) bool { return e != d && term.g.get(e) > 0 }) {
+		if term.g.nonzero > 1 {
 			return true
 		}
 	}

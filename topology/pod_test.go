@@ -199,21 +199,32 @@ func TestSelfAffinityBootstrap(t *testing.T) {
 	}
 }
 
-// TestSelfAffinityBootstrapOutsideEligible: matches in domains the pod's own
-// node requirements exclude do not stop it from starting a domain
-// (Karpenter's bootstrap rule, B-217, as the scheduler's verifier states in
-// checkPodAffinity). kube-scheduler asks for no match anywhere in the
-// cluster (interpodaffinity: len(affinityCounts) == 0), so this is a known,
-// deliberate difference; the test pins it so that a change is a decision.
-func TestSelfAffinityBootstrapOutsideEligible(t *testing.T) {
+// TestSelfAffinityBootstrapFollowsKubeScheduler: a self-selecting pod may
+// start a domain only while no matching pod runs anywhere, as
+// kube-scheduler's InterPodAffinity filter rules (len(affinityCounts) == 0).
+// A match in a zone the pod's own requirements exclude therefore makes the
+// pod unschedulable (Karpenter would bootstrap it, and the pod would stay
+// Pending on the node launched for it).
+func TestSelfAffinityBootstrapFollowsKubeScheduler(t *testing.T) {
 	t.Parallel()
 	nC := zoneNode("nc", zoneC)
 	zoneAB := []requirements.Requirements{requirements.NewRequirements(requirements.In(zoneKey, zoneA, zoneB))}
 
-	t.Run("Check", func(t *testing.T) {
+	t.Run("Check refuses a bootstrap while a match runs outside the pod's zones", func(t *testing.T) {
 		t.Parallel()
 		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(nC)}, nil,
 			[]topology.ExistingPod{bound(nC, cache)})
+		spec := specOf(testutil.Pod("cache").Label("app", "cache").PodAffinity(zoneKey, cache).Obj())
+		spec.Requirements = zoneAB
+		p := register(t, tr, spec)[0]
+		want := refused(topology.Affinity, zoneKey, "pod affinity on topology.kubernetes.io/zone (app=cache)", false)
+		if diff := gocmp.Diff(want, check(tr, p, requiredOnly, zonalClaim("c", zoneA), nil)); diff != "" {
+			t.Errorf("Check (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Check allows a bootstrap when nothing matches", func(t *testing.T) {
+		t.Parallel()
+		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(nC)}, nil, nil)
 		spec := specOf(testutil.Pod("cache").Label("app", "cache").PodAffinity(zoneKey, cache).Obj())
 		spec.Requirements = zoneAB
 		p := register(t, tr, spec)[0]
@@ -221,7 +232,7 @@ func TestSelfAffinityBootstrapOutsideEligible(t *testing.T) {
 			t.Errorf("Check (-want +got):\n%s", diff)
 		}
 	})
-	t.Run("Stranded", func(t *testing.T) {
+	t.Run("Stranded by a match in any other zone", func(t *testing.T) {
 		t.Parallel()
 		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
 		spec := specOf(testutil.Pod("cache").Label("app", "cache").PodAffinity(zoneKey, cache).Obj())
@@ -229,13 +240,12 @@ func TestSelfAffinityBootstrapOutsideEligible(t *testing.T) {
 		pods := register(t, tr, spec, specOf(testutil.Pod("follower").Label("app", "cache").Obj()))
 		at := zonalClaim("c1", zoneA)
 		tr.Record(pods[0], requiredOnly, at)
-		tr.Record(pods[1], requiredOnly, zonalClaim("c2", zoneC))
 		if tr.Stranded(pods[0], at) {
-			t.Error("Stranded = true for a match only in a zone the pod cannot use")
+			t.Error("Stranded = true with no other match")
 		}
-		tr.Record(pods[1], requiredOnly, zonalClaim("c3", zoneB))
+		tr.Record(pods[1], requiredOnly, zonalClaim("c2", zoneC))
 		if !tr.Stranded(pods[0], at) {
-			t.Error("Stranded = false for a match in a zone the pod can use")
+			t.Error("Stranded = false for a match in a zone the pod cannot use (kube-scheduler then refuses the bootstrap)")
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -26,11 +27,7 @@ func NewVolumes(schema requirements.Schema, pvcs []*corev1.PersistentVolumeClaim
 	v := &Volumes{schema: schema, pvcs: map[string]*corev1.PersistentVolumeClaim{},
 		pvs: map[string]*corev1.PersistentVolume{}, classes: map[string]*storagev1.StorageClass{}}
 	for _, c := range pvcs {
-		ns := c.Namespace
-		if ns == "" {
-			ns = "default"
-		}
-		v.pvcs[ns+"/"+c.Name] = c
+		v.pvcs[kube.Key(c.Namespace, c.Name)] = c
 	}
 	for _, p := range pvs {
 		v.pvs[p.Name] = p
@@ -72,10 +69,7 @@ func (e *VolumeError) Error() string {
 // under WaitForFirstConsumer); across volumes the alternatives combine by
 // intersection, and combinations that cannot hold are dropped.
 func (v *Volumes) For(pod *corev1.Pod) ([]requirements.Requirements, error) {
-	ns := pod.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns := kube.Namespace(pod.Namespace)
 	var alts []requirements.Requirements
 	constrained := false
 	for _, vol := range pod.Spec.Volumes {

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // catalogSource says where the instance types come from.
 type catalogSource struct {
-	// file is a catalog in the CATALOG.md format; "" means the built-in
+	// file is a catalog in the docs/CATALOG.md format; "" means the built-in
 	// AWS catalog.
 	file string
 	// region and zones select the built-in catalog's region and zones
@@ -36,13 +38,11 @@ func (s catalogSource) load() (instancetypes.Catalog, []string) {
 		}
 		return cat, nil
 	}
-	data, err := readFile(s.file)
-	if err != nil {
-		return instancetypes.Catalog{}, []string{err.Error()}
-	}
-	cat, err := instancetypes.Decode(data)
-	if err != nil {
-		return instancetypes.Catalog{}, prefixed(s.file+": ", errorLines(err))
+	cat, err := manifest.LoadCatalog(s.file)
+	if fe := (*manifest.FileError)(nil); errors.As(err, &fe) {
+		return instancetypes.Catalog{}, prefixed(fe.File+": ", errorLines(fe.Err))
+	} else if err != nil {
+		return instancetypes.Catalog{}, errorLines(err)
 	}
 	if s.regionSet && cat.Region() != "" && cat.Region() != s.region {
 		return instancetypes.Catalog{}, []string{fmt.Sprintf("%s: the catalog is of region %s, not %s", s.file, cat.Region(), s.region)}
@@ -70,7 +70,9 @@ func restrictZones(cat instancetypes.Catalog, zones []string) (instancetypes.Cat
 				c.Offerings = append(c.Offerings, o)
 			}
 		}
-		types = append(types, c)
+		if len(c.Offerings) > 0 { // a type not offered in the zones goes
+			types = append(types, c)
+		}
 	}
 	for _, z := range zones {
 		if !known[z] {
@@ -82,8 +84,10 @@ func restrictZones(cat instancetypes.Catalog, zones []string) (instancetypes.Cat
 			return instancetypes.Catalog{}, fmt.Errorf("zone %q: no instance type is offered there (zones: %s)", z, strings.Join(all, ", "))
 		}
 	}
-	// NewCatalog copies the types, so sharing the maps of cat is safe.
-	return instancetypes.NewCatalog(types, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()))
+	// NewCatalog copies the types, so sharing the maps of cat is safe. The
+	// catalog's schema carries its provider's vocabulary.
+	return instancetypes.NewCatalog(types, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()),
+		instancetypes.WithProvider(cat.Provider()), instancetypes.WithBaseSchema(cat.Schema()))
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

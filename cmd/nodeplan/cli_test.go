@@ -129,7 +129,7 @@ metadata:
 		{
 			name:  "empty folder",
 			files: map[string]string{"notes.txt": "nothing to see"},
-			want:  []string{"error: {dir}: no .yaml, .yml or .json file in the folder (-R reads sub-folders)"},
+			want:  []string{"error: {dir}: no .yaml, .yml or .json file in the folder (its sub-folders are read only with -R)"},
 		},
 		{
 			name:  "bad catalog file",
@@ -475,5 +475,6 @@ func TestSolveVerify(t *testing.T) {
 		require.Equal(t, exitOK, code, "%s: stderr:\n%s", ex, stderr.String())
 		require.NotContains(t, stderr.String(), "violation:", ex)
 		require.Contains(t, out.String(), `"nodeClaims"`, ex)
+		require.Regexp(t, `(?m)^verify: plan valid \(\d+ pods, \d+ NodeClaims\)$`, stderr.String(), ex)
 	}
 }

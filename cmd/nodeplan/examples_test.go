@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/examples/*/golden/plan.json from the current output")

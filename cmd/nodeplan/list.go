@@ -31,6 +31,10 @@ first. Filters are requirements, as a NodePool or a pod would write them:
 For example: --filter karpenter.k8s.aws/instance-family=m5,m6i
 --filter 'karpenter.k8s.aws/instance-cpu>3' --filter karpenter.sh/capacity-type=spot
 
+With -o json it writes the catalog itself in the format of docs/CATALOG.md
+(the types the filters keep, with all their offerings): a file --catalog
+reads back, provider vocabulary included, to plan exactly alike.
+
 Flags:
 `
 
@@ -40,10 +44,11 @@ func catalogCommand(args []string, stdout, stderr io.Writer) int {
 	var filters listFlag
 	fs := flag.NewFlagSet("nodeplan catalog", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&src.file, "catalog", "", "an instance-type catalog (JSON, shared/formats/CATALOG.md) instead of the built-in AWS one")
+	fs.StringVar(&src.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&src.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&zones, "zones", "", "comma-separated zones (default: every zone of the region)")
 	fs.Var(&filters, "filter", "a requirement the instance types must satisfy (repeatable; see above)")
+	output := fs.String("o", "table", "output format: table, or json (the catalog file format)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), catalogUsage)
 		fs.PrintDefaults()
@@ -66,6 +71,10 @@ func catalogCommand(args []string, stdout, stderr io.Writer) int {
 		printLines(stderr, "error: ", errs)
 		return exitInvalid
 	}
+	if *output != "table" && *output != "json" {
+		printLines(stderr, "error: ", []string{fmt.Sprintf("-o %q: want table or json", *output)})
+		return exitInvalid
+	}
 	reqs, warnings, errs := parseFilters(cat, filters)
 	printLines(stderr, "warning: ", warnings)
 	if len(errs) > 0 {
@@ -76,11 +85,44 @@ func catalogCommand(args []string, stdout, stderr io.Writer) int {
 	if len(rows) == 0 {
 		printLines(stderr, "warning: ", []string{"no instance type satisfies the filters"})
 	}
+	if *output == "json" {
+		return writeCatalog(stdout, stderr, cat, rows, len(filters) > 0)
+	}
 	var b strings.Builder
 	if err := renderTypes(&b, rows); err != nil {
 		return exitFailure
 	}
 	return write(stdout, b.String())
+}
+
+// writeCatalog writes the catalog in its file format: the types of rows
+// when filtered (in catalog order), every type otherwise.
+func writeCatalog(stdout, stderr io.Writer, cat instancetypes.Catalog, rows []typeRow, filtered bool) int {
+	if filtered {
+		keep := map[string]bool{}
+		for _, r := range rows {
+			keep[r.it.Name] = true
+		}
+		var types []instancetypes.InstanceType
+		for _, it := range cat.Types() {
+			if keep[it.Name] {
+				types = append(types, *it)
+			}
+		}
+		var err error
+		cat, err = instancetypes.NewCatalog(types, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()),
+			instancetypes.WithProvider(cat.Provider()), instancetypes.WithBaseSchema(cat.Schema()))
+		if err != nil {
+			printLines(stderr, "error: ", errorLines(err))
+			return exitFailure
+		}
+	}
+	b, err := instancetypes.Encode(cat)
+	if err != nil {
+		printLines(stderr, "error: ", errorLines(err))
+		return exitFailure
+	}
+	return write(stdout, string(b))
 }
 
 var filterSyntax = regexp.MustCompile(`^([^=!<>]+)(=|!=|>=|<=|>|<)(.*)$`)

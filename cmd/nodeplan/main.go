@@ -5,7 +5,8 @@
 //	nodeplan catalog [--filter karpenter.k8s.aws/instance-family=m5]
 //	nodeplan version
 //
-// The input and output formats are those of shared/formats/SCENARIO.md.
+// The input and output formats are those of docs/SCENARIO.md; the catalog
+// format is docs/CATALOG.md.
 // Exit status: 0 when a plan was made (even with unplaced pods), 2 for
 // invalid input or usage, 1 when the output could not be written or
 // --verify found a violation.

@@ -22,7 +22,7 @@ import (
 // hoursPerMonth is the month of cloud bills (365 × 24 / 12).
 const hoursPerMonth = 730
 
-// renderJSON writes the plan in the JSON format of SCENARIO.md: indented by
+// renderJSON writes the plan in the JSON format of docs/SCENARIO.md: indented by
 // two spaces, object keys sorted (maps) or in field order (structs), empty
 // lists as [] and empty objects as {}, so that the same Result always gives
 // the same bytes.
@@ -83,7 +83,16 @@ func normalize(res scheduler.Result) scheduler.Result {
 		n.Pods = orEmpty(n.Pods)
 		out.ExistingNodes[i] = n
 	}
-	out.PodErrors = orEmpty(res.PodErrors)
+	out.PodErrors = make([]scheduler.PodError, len(res.PodErrors))
+	for i, e := range res.PodErrors {
+		e.Details = orEmpty(e.Details)
+		out.PodErrors[i] = e
+	}
+	out.Relaxations = make([]scheduler.Relaxation, len(res.Relaxations))
+	for i, r := range res.Relaxations {
+		r.Dropped = orEmpty(r.Dropped)
+		out.Relaxations[i] = r
+	}
 	return out
 }
 

@@ -112,10 +112,15 @@ Price:  $0.0000/hour, $0.00/month (730 hours)
 func TestRenderJSON(t *testing.T) {
 	t.Parallel()
 	res := scheduler.Result{
-		NodeClaims: []scheduler.NodeClaim{{Name: "a-1", NodePool: "a", InstanceType: "m5.large", Zone: "z", CapacityType: "spot", Price: 0.5}},
-		// Go-only detail never reaches the plan.
+		NodeClaims:  []scheduler.NodeClaim{{Name: "a-1", NodePool: "a", InstanceType: "m5.large", Zone: "z", CapacityType: "spot", Price: 0.5}},
 		Relaxations: []scheduler.Relaxation{{Pod: "default/p", Dropped: []string{"x"}}},
-		PodErrors:   []scheduler.PodError{{Pod: "default/q", Reason: "cpu < 2 & memory > 1Gi", Code: scheduler.ReasonInsufficient}},
+		PodErrors: []scheduler.PodError{
+			{Pod: "default/q", Reason: "cpu < 2 & memory > 1Gi", Code: scheduler.ReasonInsufficient,
+				Details: []scheduler.Cause{{Code: scheduler.ReasonInsufficient, NodePool: "a", Key: "cpu", Asked: "2", Offered: "1", Message: "cpu < 2 & memory > 1Gi"}}},
+			{Pod: "default/r", Reason: "invalid", Code: scheduler.ReasonInvalidPod},
+		},
+		// Go-only detail never reaches the plan.
+		Preferences: &scheduler.PreferenceCost{ExtraNodeClaims: 1},
 	}
 	var b bytes.Buffer
 	require.NoError(t, renderJSON(&b, res))
@@ -139,7 +144,24 @@ func TestRenderJSON(t *testing.T) {
   "podErrors": [
     {
       "pod": "default/q",
-      "reason": "cpu < 2 & memory > 1Gi"
+      "reason": "cpu < 2 & memory > 1Gi",
+      "code": "InsufficientResources",
+      "causes": [
+        {
+          "code": "InsufficientResources",
+          "nodePool": "a",
+          "key": "cpu",
+          "asked": "2",
+          "offered": "1",
+          "message": "cpu < 2 & memory > 1Gi"
+        }
+      ]
+    },
+    {
+      "pod": "default/r",
+      "reason": "invalid",
+      "code": "InvalidPod",
+      "causes": []
     }
   ],
   "summary": {
@@ -148,7 +170,15 @@ func TestRenderJSON(t *testing.T) {
     "nodeClaims": 0,
     "pricePerHour": 0,
     "priceLowerBound": 0
-  }
+  },
+  "relaxations": [
+    {
+      "pod": "default/p",
+      "dropped": [
+        "x"
+      ]
+    }
+  ]
 }
 `
 	if diff := gocmp.Diff(want, b.String()); diff != "" {
@@ -163,6 +193,7 @@ func TestRenderJSON(t *testing.T) {
 	wantYAML := `existingNodes: []
 nodeClaims: []
 podErrors: []
+relaxations: []
 summary:
   nodeClaims: 0
   pods: 0

@@ -9,8 +9,8 @@ import (
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // version is nodeplan's release.
@@ -153,6 +153,16 @@ func errorLines(err error) []string {
 	var lines []string
 	for _, e := range errs {
 		lines = append(lines, errorLines(e)...)
+	}
+	return lines
+}
+
+// readErrors renders the error of manifest.ReadFiles, one line per path,
+// in the command line's words.
+func readErrors(err error) []string {
+	lines := errorLines(err)
+	for i, l := range lines {
+		lines[i] = strings.Replace(l, "read only when recursive", "read only with -R", 1)
 	}
 	return lines
 }

@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 const solveUsage = `Usage: nodeplan solve -f PATH [-f PATH ...] [flags]
 
 Plans the NodeClaims for the pending pods of Kubernetes manifests (see
-shared/formats/SCENARIO.md): Pods, Deployments, ReplicaSets, StatefulSets,
+docs/SCENARIO.md): Pods, Deployments, ReplicaSets, StatefulSets,
 Jobs, DaemonSets, NodePools, Nodes, PersistentVolumeClaims,
 PersistentVolumes, StorageClasses and Namespaces. Other kinds are skipped
 with a warning.
@@ -48,13 +48,13 @@ type solveFlags struct {
 func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.paths, "f", "a manifest file, or a folder of *.yaml, *.yml and *.json files (repeatable; a file ending in .gz, such as pods.yaml.gz, is decompressed)")
 	fs.BoolVar(&f.recursive, "R", false, "read the sub-folders of -f folders too")
-	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, shared/formats/CATALOG.md) instead of the built-in AWS one")
+	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&f.zones, "zones", "", "comma-separated zones to plan in (default: every zone of the region)")
 	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
-	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify); violations go to stderr, one per line, and the exit status is 1")
+	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
 	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
@@ -88,24 +88,33 @@ func newSolveFlagSet(f *solveFlags, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func solveCommand(args []string, stdout, stderr io.Writer) int {
-	var f solveFlags
+// parseSolveFlags parses and checks the flags of `nodeplan solve`; done
+// is set, with the exit status, when there is nothing more to do (help,
+// or invalid flags).
+func parseSolveFlags(args []string, stderr io.Writer) (f solveFlags, done bool, code int) {
 	fs := newSolveFlagSet(&f, stderr)
 	positional, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return f, true, exitOK
 	}
 	if err != nil {
-		return exitInvalid
+		return f, true, exitInvalid
 	}
 	f.paths = append(f.paths, positional...)
 	fs.Visit(func(fl *flag.Flag) { f.catalog.regionSet = f.catalog.regionSet || fl.Name == "region" })
 	f.catalog.zones = splitList(f.zones)
 	if errs := f.check(); len(errs) > 0 {
 		printLines(stderr, "error: ", errs)
-		return exitInvalid
+		return f, true, exitInvalid
 	}
+	return f, false, exitOK
+}
 
+func solveCommand(args []string, stdout, stderr io.Writer) int {
+	f, done, code := parseSolveFlags(args, stderr)
+	if done {
+		return code
+	}
 	start := time.Now()
 	in, cat, ok := load(f, stderr)
 	if !ok {
@@ -133,15 +142,7 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 
 	var violations []string
 	if f.verify {
-		err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
-		var ve *scheduler.VerifyError
-		if errors.As(err, &ve) {
-			for _, v := range ve.Violations {
-				violations = append(violations, fmt.Sprint(v))
-			}
-		} else if err != nil {
-			violations = errorLines(err)
-		}
+		violations = verifyLines(in, cat, res, opts)
 	}
 	pods := len(in.Pods)
 	in = manifest.Input{} // the pods are no longer needed: let a large input go before rendering
@@ -158,11 +159,35 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+	if f.verify {
+		return verdict(stderr, violations, res)
+	}
+	return exitOK
+}
+
+// verifyLines checks the plan with scheduler.Verify: its violations (or
+// its input error), one line each.
+func verifyLines(in manifest.Input, cat instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) []string {
+	err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
+	var ve *scheduler.VerifyError
+	if !errors.As(err, &ve) {
+		return errorLines(err)
+	}
+	lines := make([]string, 0, len(ve.Violations))
+	for _, v := range ve.Violations {
+		lines = append(lines, fmt.Sprint(v))
+	}
+	return lines
+}
+
+// verdict writes the result of --verify on stderr: the violations (exit
+// status 1), or that the plan is valid.
+func verdict(stderr io.Writer, violations []string, res scheduler.Result) int {
 	if len(violations) > 0 {
 		printLines(stderr, "violation: ", violations)
 		return exitFailure
 	}
-	return exitOK
+	return write(stderr, fmt.Sprintf("verify: plan valid (%d pods, %d NodeClaims)\n", res.Summary.Pods, len(res.NodeClaims)))
 }
 
 // render writes the plan in an output format (table, json or yaml).
@@ -180,7 +205,8 @@ func render(w io.Writer, format string, res scheduler.Result, cat instancetypes.
 // load reads the manifests and the catalog. Warnings and errors go to
 // stderr, one line each; every error of the input is reported in one pass.
 func load(f solveFlags, stderr io.Writer) (manifest.Input, instancetypes.Catalog, bool) {
-	files, errs := readInputs(f.paths, f.recursive)
+	files, readErr := manifest.ReadFiles(f.paths, f.recursive)
+	errs := readErrors(readErr)
 	in, err := manifest.Decode(files)
 	warnings := in.Warnings
 	if err == nil && len(errs) == 0 && len(in.NodePools) == 0 {

@@ -27,8 +27,10 @@ const (
 //
 // Every type carries the label karpenter.k8s.aws/instance-pods, valued
 // from its pods capacity: Karpenter lists it as well-known, but the
-// reference data has no column for it. The catalog's base schema is
-// [Schema], so Catalog.Schema is the AWS vocabulary plus the catalog's keys.
+// reference data has no column for it. The catalog names the provider
+// "aws" ([Provider]) and extends [Schema], so Catalog.Schema is the AWS
+// vocabulary plus the catalog's keys; Encode writes "provider": "aws", and
+// Decode with [Vocabulary] reads it back alike.
 //
 // Options are resolved first, in any order, then applied: region, zones,
 // spot, unavailable offerings, max pods (see each). Invalid options are
@@ -48,7 +50,7 @@ func Catalog(opts ...Option) (instancetypes.Catalog, error) {
 	}
 	// The options are applied to the decoded types before the one
 	// validation pass, without another copy.
-	c, err := instancetypes.Decode(raw, instancetypes.WithBaseSchema(Schema()),
+	c, err := instancetypes.Decode(raw, instancetypes.WithProvider(Provider), Vocabulary(),
 		instancetypes.WithTransform(func(doc *instancetypes.Document) error {
 			b, berrs := newBuilder(cfg, doc.InstanceTypes)
 			if errs = append(errs, berrs...); len(errs) > 0 {
@@ -199,9 +201,12 @@ func (b *builder) apply(it *instancetypes.InstanceType) bool {
 			}
 		}
 		if b.isUnavailable(OfferingKey{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType}) {
-			o.Available = false
+			o.Unavailable = true
 		}
 		offerings = append(offerings, o)
+	}
+	if len(offerings) == 0 {
+		return false // not offered in the region's or the chosen zones
 	}
 	it.Offerings = offerings
 	it.Labels[requirements.LabelTopologyRegion] = b.cfg.region

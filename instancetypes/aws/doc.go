@@ -11,8 +11,8 @@
 // AMIs or block devices: capacity and overhead are those of Karpenter's
 // AL2023 defaults with a 20Gi root volume.
 //
-// Where the data came from: data/README.md (copied with the data from the
-// project's shared/catalog/aws/) gives the provenance in full. In short,
+// Where the data came from: data/README.md gives the provenance in full. In
+// short,
 // labels, capacity, overhead and on-demand prices come from
 // github.com/aws/karpenter-provider-aws at commit 1d927085 (the instance-type
 // reference doc and the generated pricing tables); zone IDs, spot prices and

@@ -87,10 +87,26 @@ func wellKnownLabels() []string {
 // tenancy), topology.ebs.csi.aws.com/zone as an alias of
 // topology.kubernetes.io/zone, and karpenter.k8s.aws as a restricted domain
 // (its well-known keys stay allowed). A fresh value each call; [Catalog]
-// passes it as the catalog's base schema, so Catalog.Schema carries it.
+// names the provider "aws" and passes [Vocabulary], so Catalog.Schema
+// carries it.
 func Schema() requirements.Schema {
 	return requirements.DefaultSchema().
 		WithWellKnown(wellKnownLabels()...).
 		WithAliases(map[string]string{LabelEBSCSIZone: requirements.LabelTopologyZone}).
 		WithRestrictedDomains(Domain)
+}
+
+// Provider is the name a catalog file gives the AWS vocabulary:
+// "provider": "aws" (docs/CATALOG.md).
+const Provider = "aws"
+
+// Vocabulary is the catalog option that gives the AWS vocabulary ([Schema])
+// to a catalog that names the provider "aws": decode a catalog file with it,
+//
+//	cat, err := instancetypes.Decode(data, aws.Vocabulary())
+//
+// and the built-in catalog written out with instancetypes.Encode reads back
+// with the same labels, aliases and restricted domain, so it plans alike.
+func Vocabulary() instancetypes.CatalogOption {
+	return instancetypes.WithVocabulary(Provider, Schema())
 }

@@ -14,9 +14,9 @@ import (
 
 // awsMixedGolden holds the SHA-256 and length of workload.json as written by
 //
-//	python3 shared/bench/gen-aws-mixed.py --pods N --seed=S --out DIR
+//	python3 testdata/bench/gen-aws-mixed.py --pods N --seed=S --out DIR
 //
-// with CPython 3.11, so the port is checked where ../shared is absent.
+// with CPython 3.11, so the port is checked where python3 is absent.
 // TestAWSMixedMatchesPython re-derives them when the script is present.
 func awsMixedGolden() []struct {
 	pods   int
@@ -72,12 +72,12 @@ func TestAWSMixedGolden(t *testing.T) {
 	}
 }
 
-// TestAWSMixedMatchesPython compares bytes with the script itself when
-// python3 and ../shared/bench are available (they are not in CI), and checks
+// TestAWSMixedMatchesPython compares bytes with the script itself
+// (testdata/bench/gen-aws-mixed.py) when python3 is available, and checks
 // that the script still produces the committed digests.
 func TestAWSMixedMatchesPython(t *testing.T) {
 	t.Parallel()
-	script := filepath.Join("..", "..", "..", "shared", "bench", "gen-aws-mixed.py")
+	script := filepath.Join("..", "..", "testdata", "bench", "gen-aws-mixed.py")
 	if _, err := os.Stat(script); err != nil {
 		t.Skipf("reference script not available: %v", err)
 	}

@@ -1,7 +1,7 @@
 // Package benchdata generates the benchmark workloads that are not stored in
 // testdata/bench, so that the module builds and benchmarks on its own.
 //
-// It owns AWSMixed, a byte-exact Go port of shared/bench/gen-aws-mixed.py: the
+// It owns AWSMixed, a byte-exact Go port of testdata/bench/gen-aws-mixed.py: the
 // same objects in the same order, drawn from a port of CPython's
 // random.Random (MT19937, see pyRandom) and rendered the way Python's
 // json.dump(obj, f, indent=1, sort_keys=True) writes them (see appendPyJSON).

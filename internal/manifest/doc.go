@@ -1,5 +1,5 @@
 // Package manifest reads the Kubernetes manifests of the command line's input
-// (shared/formats/SCENARIO.md) into the values scheduler.Solve takes: pending
+// (docs/SCENARIO.md) into the values scheduler.Solve takes: pending
 // pods, pods already bound to nodes, nodes, NodePools, DaemonSets, volumes,
 // storage classes and namespaces.
 //
@@ -15,8 +15,13 @@
 // A well-known kind under an unexpected apiVersion (the common
 // "apiVersion: v1, kind: Deployment" slip) is decoded by its kind, with a
 // warning. What cannot be decoded (YAML syntax, a quantity that does not
-// parse, an unknown operator, a missing name, an invalid NodePool, an
-// unknown field in a NodePool) is an error.
+// parse, a missing name, an invalid NodePool, an unknown field in a
+// NodePool) is an error, and so is what the API server would reject in the
+// fields scheduling reads (internal/apicheck: label keys and values,
+// selector operators and values, Gt/Lt with one integer, taint effects,
+// negative quantities, negative replicas). Rules that are Karpenter's
+// rather than the API server's (restricted labels) are left to the solver,
+// which reports such a pod as unplaced.
 //
 // Flow: manifest sits between the files cmd/nodeplan reads and
 // scheduler.Solve; it makes no scheduling decision.

@@ -7,6 +7,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/internal/strictjson"
 )
 
 // kind is how one kind of object is decoded.
@@ -55,7 +59,7 @@ type object interface {
 // unknown or duplicate field a warning (kubectl accepts both). The name is
 // required; the namespace of a namespaced kind defaults to "default".
 func (d *decoder) core(a at, data []byte, obj object, namespaced bool) bool {
-	strict, fatal := unmarshal(data, obj)
+	strict, fatal := strictjson.Unmarshal(data, obj)
 	if len(fatal) > 0 {
 		d.failAll(a, fatal)
 		return false
@@ -69,7 +73,7 @@ func (d *decoder) core(a at, data []byte, obj object, namespaced bool) bool {
 	}
 	if namespaced {
 		if obj.GetNamespace() == "" {
-			obj.SetNamespace(corev1.NamespaceDefault)
+			obj.SetNamespace(kube.DefaultNamespace)
 		}
 	} else {
 		obj.SetNamespace("")
@@ -82,7 +86,7 @@ func (d *decoder) pod(a at, _ head, data []byte) {
 	if !d.core(a, data, p, true) {
 		return
 	}
-	if errs := checkPodSpec(field.NewPath("spec"), &p.Spec); len(errs) > 0 {
+	if errs := apicheck.Pod(p); len(errs) > 0 {
 		d.failAll(a, errs)
 		return
 	}
@@ -103,6 +107,12 @@ func (d *decoder) pod(a at, _ head, data []byte) {
 	}
 }
 
+// valid reports whether errs is empty, reporting each error otherwise.
+func (d *decoder) valid(a at, errs field.ErrorList) bool {
+	d.failAll(a, errs)
+	return len(errs) == 0
+}
+
 func ownedBy(p *corev1.Pod, kind string) bool {
 	for _, o := range p.OwnerReferences {
 		if o.Kind == kind && o.Controller != nil && *o.Controller {
@@ -118,7 +128,7 @@ func (d *decoder) cluster(a at, h head, data []byte) {
 	switch h.kind {
 	case "Node":
 		n := &corev1.Node{}
-		if d.core(a, data, n, false) && d.claim(a, h.kind, "", n.Name) {
+		if d.core(a, data, n, false) && d.valid(a, apicheck.Node(n)) && d.claim(a, h.kind, "", n.Name) {
 			d.in.Nodes = append(d.in.Nodes, n)
 		}
 	case "PersistentVolume":
@@ -135,7 +145,7 @@ func (d *decoder) cluster(a at, h head, data []byte) {
 		}
 	case "Namespace":
 		ns := &corev1.Namespace{}
-		if d.core(a, data, ns, false) && d.claim(a, h.kind, "", ns.Name) {
+		if d.core(a, data, ns, false) && d.valid(a, apicheck.Labels(field.NewPath("metadata", "labels"), ns.Labels)) && d.claim(a, h.kind, "", ns.Name) {
 			d.in.Namespaces = append(d.in.Namespaces, ns)
 		}
 	}
@@ -147,7 +157,7 @@ func (d *decoder) persistentVolume(a at, data []byte) {
 		return
 	}
 	if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
-		if errs := checkNodeSelector(field.NewPath("spec", "nodeAffinity", "required"), na.Required); len(errs) > 0 {
+		if errs := apicheck.NodeSelector(field.NewPath("spec", "nodeAffinity", "required"), na.Required); len(errs) > 0 {
 			d.failAll(a, errs)
 			return
 		}

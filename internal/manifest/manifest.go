@@ -13,8 +13,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/nodepool"
-	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // File is one input file: its name (used in errors, and to tell a JSON
@@ -44,25 +44,6 @@ type Input struct {
 	// Warnings are the things skipped or guessed, one line each, in input
 	// order.
 	Warnings []string
-}
-
-// Options returns the scheduler options that carry the input's cluster
-// state: existing nodes and their pods, DaemonSets, volumes and namespaces.
-func (in Input) Options() []scheduler.Option {
-	var opts []scheduler.Option
-	if len(in.Nodes) > 0 || len(in.BoundPods) > 0 {
-		opts = append(opts, scheduler.WithExistingNodes(in.Nodes, in.BoundPods))
-	}
-	if len(in.DaemonSets) > 0 {
-		opts = append(opts, scheduler.WithDaemonSets(in.DaemonSets))
-	}
-	if len(in.PVCs) > 0 || len(in.PVs) > 0 || len(in.StorageClasses) > 0 {
-		opts = append(opts, scheduler.WithVolumes(in.PVCs, in.PVs, in.StorageClasses))
-	}
-	if len(in.Namespaces) > 0 {
-		opts = append(opts, scheduler.WithNamespaces(in.Namespaces))
-	}
-	return opts
 }
 
 // Decode reads every document of every file. The error, when not nil, is an
@@ -205,10 +186,7 @@ func (d *decoder) value(a at, data []byte, depth int) {
 	}
 	a.kind, a.name = h.kind, h.name
 	if k.namespaced {
-		a.namespace = h.namespace
-		if a.namespace == "" {
-			a.namespace = corev1.NamespaceDefault
-		}
+		a.namespace = kube.Namespace(h.namespace)
 	}
 	if len(k.apiVersions) > 0 && !slices.Contains(k.apiVersions, h.apiVersion) {
 		if h.apiVersion == "" {

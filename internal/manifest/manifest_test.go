@@ -481,30 +481,6 @@ func TestErrorsAreFieldErrors(t *testing.T) {
 	}
 }
 
-func TestOptions(t *testing.T) {
-	t.Parallel()
-	in, err := Decode([]File{{Name: "c.yaml", Data: []byte(`apiVersion: v1
-kind: Node
-metadata: {name: node-1}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: ds}
-spec: {template: {spec: {containers: [{name: c}]}}}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: ns}
-`)}})
-	require.NoError(t, err)
-	if got := len(in.Options()); got != 3 {
-		t.Errorf("len(Options()) = %d, want 3 (nodes, DaemonSets, namespaces)", got)
-	}
-	if got := len(Input{}.Options()); got != 0 {
-		t.Errorf("len(Input{}.Options()) = %d, want 0", got)
-	}
-}
-
 func ownerRef(apiVersion, kind, name string, controller *bool) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, Controller: controller}
 }

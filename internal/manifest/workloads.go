@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
 )
 
 // workload is what the expansion needs of a Deployment, ReplicaSet,
@@ -67,8 +69,9 @@ func (d *decoder) workload(a at, h head, data []byte) {
 		w = workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, selector: o.Spec.Selector, template: &o.Spec.Template}
 	}
 	w.kind = h.kind
-	errs := checkLabelSelector(spec.Child("selector"), w.selector)
-	errs = append(errs, checkPodSpec(spec.Child("template", "spec"), &w.template.Spec)...)
+	errs := apicheck.LabelSelector(spec.Child("selector"), w.selector)
+	errs = append(errs, apicheck.Labels(spec.Child("template", "metadata", "labels"), w.template.Labels)...)
+	errs = append(errs, apicheck.PodSpec(spec.Child("template", "spec"), &w.template.Spec)...)
 	switch {
 	case w.replicas < 0:
 		errs = append(errs, field.Invalid(w.replicasField, w.replicas, "must not be negative"))

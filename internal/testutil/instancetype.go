@@ -92,12 +92,12 @@ func (b *InstanceTypeBuilder) EvictionThreshold(name corev1.ResourceName, q stri
 
 // Offering adds an available offering.
 func (b *InstanceTypeBuilder) Offering(zone, capacityType string, price float64) *InstanceTypeBuilder {
-	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: true})
+	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price})
 }
 
 // UnavailableOffering adds an offering that exists but cannot be launched.
 func (b *InstanceTypeBuilder) UnavailableOffering(zone, capacityType string, price float64) *InstanceTypeBuilder {
-	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price})
+	return b.OfferingOf(instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price, Unavailable: true})
 }
 
 // OfferingOf adds an offering as given (zone IDs, reservations).

@@ -1,38 +1,54 @@
-package manifest
+// Package strictjson decodes JSON into Kubernetes and Karpenter API types
+// the way the API server does (case-sensitive field names, integers kept
+// exact, unknown and duplicate fields reported), and says where a value
+// does not fit: it walks the JSON tree alongside the Go type and decodes
+// each leaf alone, so every bad value gets a field path (encoding/json
+// reports only the first, and a quantity's parse error carries no path).
+// It also suggests the field a misspelled one meant.
+//
+// internal/manifest (every core kind) and nodepool (NodePools) use it, so
+// the walk is written once.
+//
+// Flow: strictjson sits on apimachinery's field errors and sigs.k8s.io/json.
+package strictjson
 
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/nodeplan/nodeplan/internal/hint"
 )
 
-// unmarshal decodes JSON into obj the way the API server does: field names
+// Unmarshal decodes JSON into obj the way the API server does: field names
 // are case-sensitive, integers stay integers. Unknown and duplicate fields
 // are returned as strict errors, each naming its field path; obj is still
 // decoded. A value that cannot be decoded (a quantity that does not parse,
 // a string where a number belongs) is a fatal error, returned as a list of
 // field errors with paths (encoding/json reports only the first such value,
 // and a quantity's parse error carries no path at all).
-func unmarshal(data []byte, obj any) (strict []error, fatal field.ErrorList) {
+func Unmarshal(data []byte, obj any) (strict []error, fatal field.ErrorList) {
 	strict, err := kjson.UnmarshalStrict(data, obj)
 	if err == nil {
 		return strict, nil
 	}
-	fatal = locate(data, reflect.TypeOf(obj))
+	fatal = Locate(data, reflect.TypeOf(obj))
 	if len(fatal) == 0 {
 		fatal = field.ErrorList{field.Invalid(nil, field.OmitValueType{}, strings.TrimPrefix(err.Error(), "json: "))}
 	}
 	return nil, fatal
 }
 
-// locate finds every value of data that cannot be decoded into t, by
-// walking the JSON tree alongside t and decoding each leaf alone.
-func locate(data []byte, t reflect.Type) field.ErrorList {
+// Locate finds every value of data that cannot be decoded into t, by
+// walking the JSON tree alongside t and decoding each leaf alone, in key
+// order. Malformed JSON is one error without a path.
+func Locate(data []byte, t reflect.Type) field.ErrorList {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -64,8 +80,8 @@ func walk(v any, t reflect.Type, path *field.Path, errs *field.ErrorList) {
 			leaf(v, t, path, errs)
 			return
 		}
-		fields := jsonFields(t)
-		for _, k := range sortedKeys(obj) {
+		fields := Fields(t)
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if ft, ok := fields[k]; ok {
 				walk(obj[k], ft, child(path, k), errs)
 			}
@@ -76,7 +92,7 @@ func walk(v any, t reflect.Type, path *field.Path, errs *field.ErrorList) {
 			leaf(v, t, path, errs)
 			return
 		}
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			walk(obj[k], t.Elem(), keyOf(path, k), errs)
 		}
 	case reflect.Slice, reflect.Array:
@@ -168,9 +184,9 @@ func want(t reflect.Type) string {
 	return ""
 }
 
-// jsonFields maps the JSON names of a struct's fields to their types,
+// Fields maps the JSON names of a struct's fields to their types,
 // flattening inline and embedded structs as encoding/json does.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
+func Fields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -185,7 +201,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		}
 		if (f.Anonymous && name == "") || slices.Contains(strings.Split(opts, ","), "inline") {
 			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFields(ft) {
+				for k, v := range Fields(ft) {
 					if _, ok := out[k]; !ok {
 						out[k] = v
 					}
@@ -223,4 +239,55 @@ func indexOf(p *field.Path, i int) *field.Path {
 		return field.NewPath("").Index(i)
 	}
 	return p.Index(i)
+}
+
+// FieldHint returns the field of the object that holds the last element of
+// path (a dotted field path such as "spec.template.spec.requirement")
+// closest to that element: the same name in another case, or one within two
+// edits ("requirement" → "requirements"). "" when nothing is close or the
+// path does not lead to a struct of t.
+func FieldHint(t reflect.Type, path string) string {
+	segs := strings.Split(path, ".")
+	for _, seg := range segs[:len(segs)-1] {
+		name, rest, _ := strings.Cut(seg, "[")
+		t = deref(t)
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		ft, ok := Fields(t)[name]
+		if !ok {
+			return ""
+		}
+		t = ft
+		for range strings.Count(rest, "]") {
+			t = deref(t)
+			if t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
+				return ""
+			}
+			t = t.Elem()
+		}
+	}
+	t = deref(t)
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	unknown := segs[len(segs)-1]
+	best, bestScore := "", 3
+	for _, name := range slices.Sorted(maps.Keys(Fields(t))) {
+		score := hint.Distance(unknown, name, bestScore)
+		if strings.EqualFold(unknown, name) {
+			score = 0
+		}
+		if score < bestScore {
+			best, bestScore = name, score
+		}
+	}
+	return best
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }

@@ -1,0 +1,296 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/binpack"
+
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// The merge move folds claims of one NodePool into one larger instance type
+// when that type costs less than the claims apart: three 8-cpu nodes each
+// holding one 4.75-cpu pod ($0.16 each) become one 16-cpu node ($0.33).
+// Greedy placement cannot see this, because no single step pays: growing
+// one claim to hold a second pod costs more ($0.33) than a second small node
+// ($0.16), and only the third pod makes the larger type the better buy.
+//
+// A merge is planned on prices alone (the cheapest type that holds the
+// union of requests under the union of requirements, within the pool's
+// limits, with DaemonSet overhead), over growing sets of candidates taken
+// smallest first; the best set is then carried out pod by pod through the
+// ordinary evaluation, which checks every topology rule and port, and is
+// undone unless the plan ends cheaper.
+
+// mergeScan bounds how many claims one merge considers, mergeWidth how
+// many it folds into one, and mergeShare the share of the improvement budget
+// one round of merges may spend (the rest is for shrinking).
+const (
+	mergeScan    = 24
+	mergeOwnScan = 32
+	mergeWidth   = 12
+	mergeShare   = 2
+	// mergeStepLoss is how much (relative to the merged price) one claim
+	// may lower the saving of a chain and still join it: two of three
+	// half-empty nodes rarely fit a cheaper type, all three may.
+	mergeStepLoss = 0.15
+)
+
+// mergeRound tries a merge into each claim of order: the live claims of
+// each pool are sorted once, smallest first, and each merge looks at the
+// smallest that may join.
+func (s *solver) mergeRound(order []*claim, budget *int) {
+	bySize := map[*pool][]*claim{}
+	for _, cl := range order {
+		bySize[cl.pool] = append(bySize[cl.pool], cl)
+	}
+	for _, list := range bySize {
+		slices.SortStableFunc(list, smallerClaim)
+	}
+	spend := *budget / mergeShare
+	left := spend
+	for _, dst := range order {
+		if left <= 0 {
+			break
+		}
+		if !dst.dropped {
+			s.merge(dst, bySize[dst.pool], &left)
+		}
+	}
+	*budget -= spend - left
+}
+
+// smallerClaim orders claims by used cpu, then memory, then id.
+func smallerClaim(x, y *claim) int {
+	if c := cmp.Compare(x.used[0], y.used[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.used[1], y.used[1]); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.id, y.id)
+}
+
+// merge folds claims of bySize (dst's pool, smallest first) into dst, one
+// candidate at a time through the ordinary evaluation (topology, ports,
+// limits, minValues), and keeps the prefix of folds that saves the most; a
+// longer prefix that saves as much wins (fewer nodes, and one larger room
+// for the moves that follow). A fold may lose a little on its own
+// (mergeStepLoss): two of three half-empty nodes rarely fit a cheaper type
+// together, all three may.
+func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
+	if len(dst.pods) == 0 {
+		return
+	}
+	type fold struct {
+		src   *claim
+		pods  []*pending
+		after claimState // dst once src was folded in
+	}
+	var folds []fold
+	start := s.snapshot(dst)
+	apart := dst.price + s.cfg.nodeCost // what dst and the claims folded so far cost apart
+	bestN, bestSave, lastSave := 0, priceEps, 0.0
+	// Passes while one folds something: a claim that did not fit may fit
+	// once dst has grown to a larger type.
+	left := s.mergeCandidates(dst, bySize)
+	for progress := true; progress && len(left) > 0; {
+		progress = false
+		rest := left[:0]
+		for _, src := range left {
+			if *budget <= 0 || len(folds) >= mergeWidth {
+				rest = append(rest, src)
+				continue
+			}
+			before := s.snapshot(dst)
+			pods, ok := s.mergeInto(src, dst, budget)
+			if !ok {
+				s.restore(dst, before) // the pods that moved went back
+				rest = append(rest, src)
+				continue
+			}
+			save := apart + src.chargedPrice + s.cfg.nodeCost - (dst.price + s.cfg.nodeCost)
+			if save < lastSave-mergeStepLoss*dst.price-priceEps {
+				s.unfold(src, pods)
+				s.restore(dst, before)
+				rest = append(rest, src)
+				continue
+			}
+			progress = true
+			apart += src.chargedPrice + s.cfg.nodeCost
+			folds = append(folds, fold{src, pods, s.snapshot(dst)})
+			if lastSave = save; save > bestSave {
+				bestN, bestSave = len(folds), save
+			}
+		}
+		left = rest
+	}
+	for i := len(folds) - 1; i >= bestN; i-- {
+		s.unfold(folds[i].src, folds[i].pods)
+	}
+	if bestN == 0 {
+		s.restore(dst, start)
+	} else {
+		s.restore(dst, folds[bestN-1].after)
+	}
+}
+
+// claimState is what a claim's pods do not determine: its requirement set,
+// instance type and what it is charged, which narrow or grow as pods join
+// and stay so when they leave.
+type claimState struct {
+	reqID    int32
+	typ, pos int
+	price    float64
+	charged  binpack.Vec
+}
+
+func (s *solver) snapshot(cl *claim) claimState {
+	return claimState{reqID: cl.reqID, typ: cl.typ, pos: cl.pos, price: cl.price, charged: cl.charged}
+}
+
+// restore returns cl to a state it had with the pods it holds now (the
+// pods that joined since have left again).
+func (s *solver) restore(cl *claim, st claimState) {
+	capT := st.charged
+	cl.pool.charge(&capT, &cl.charged)
+	cl.charged = capT
+	if cl.reqID != st.reqID {
+		s.unindex(cl)
+		cl.reqID = st.reqID
+		b := s.bucketFor(st.reqID)
+		cl.bucket = b
+		b.claims = append(b.claims, cl)
+	}
+	cl.typ, cl.pos, cl.price = st.typ, st.pos, st.price
+	s.reindex(cl)
+	s.updateHold(cl)
+}
+
+// unfold moves pods back to the claim they were folded from.
+func (s *solver) unfold(src *claim, pods []*pending) {
+	for j := len(pods) - 1; j >= 0; j-- {
+		s.moveBack(pods[j], src)
+	}
+}
+
+// mayFold is the cheap test before a fold: the requirements of dst and src
+// meet, their ports do not clash, and some type of the pool could hold both.
+func (s *solver) mayFold(dst, src *claim) bool {
+	id := s.reqs.and(dst.reqID, src.reqID)
+	if id < 0 {
+		return false
+	}
+	if _, clash := portsConflict(dst.ports, src.ports); clash {
+		return false
+	}
+	info := s.reqs.info(id)
+	info.typeSet(s)
+	return dst.used.FitsSum(&src.used, &info.maxUsable)
+}
+
+// allMovable reports whether every pod of cl may leave its node.
+func allMovable(cl *claim) bool {
+	for _, pp := range cl.pods {
+		if !pp.cls.topo.Movable() {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeCandidates lists the claims that could fold into dst (mayFold),
+// at most mergeScan: first those of dst's own bucket (same requirements)
+// that are no larger, cheapest first, then the smallest claims of dst's
+// pool (bySize). Every pod of theirs may move.
+func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
+	var out []*claim
+	seen := map[*claim]bool{dst: true}
+	add := func(cl *claim) bool {
+		if seen[cl] || cl.dropped || len(cl.pods) == 0 || !allMovable(cl) || !s.mayFold(dst, cl) {
+			return false
+		}
+		seen[cl] = true
+		out = append(out, cl)
+		return true
+	}
+	if b := dst.bucket; b != nil {
+		for i, n := len(b.claims)-1, 0; i >= 0 && n < mergeOwnScan; i-- {
+			if cl := b.claims[i]; cl.bucket == b && len(cl.pods) <= len(dst.pods) && cl.price <= dst.price {
+				n++
+				add(cl)
+			}
+		}
+		slices.SortStableFunc(out, func(x, y *claim) int {
+			if c := cmp.Compare(x.price, y.price); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.id, y.id)
+		})
+		out = out[:min(len(out), mergeScan/3)]
+	}
+	for i, n := 0, 0; i < len(bySize) && len(out) < mergeScan && n < mergeScan*4; i++ {
+		if cl := bySize[i]; !seen[cl] {
+			n++
+			add(cl)
+		}
+	}
+	return out
+}
+
+// mergeInto moves every pod of src into dst, whatever dst's price becomes
+// (the caller judges the whole merge); on failure nothing changes. A pod
+// that topology counts on some key stays in src's domain of that key, so no
+// other pod's spread or affinity count changes. It returns the pods moved.
+func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
+	src.chargedPrice = src.price
+	var moved []*pending
+	rollback := func() {
+		for i := len(moved) - 1; i >= 0; i-- {
+			s.moveBack(moved[i], src)
+		}
+	}
+	srcReqs := s.reqs.info(src.reqID).reqs
+	for _, pp := range bySizeDesc(src.pods) {
+		c := pp.cls
+		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+		if ok {
+			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
+		}
+		if !ok {
+			rollback()
+			return nil, false
+		}
+		srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+		s.topo.Unrecord(c.topo, a.active, &srcHost)
+		*budget--
+		ev, ok, _ := s.evalClaim(a, dst)
+		if !ok {
+			s.topo.Record(c.topo, a.active, &srcHost)
+			rollback()
+			return nil, false
+		}
+		s.detach(pp)
+		s.commit(pp, a, ev)
+		moved = append(moved, pp)
+	}
+	return moved, true
+}
+
+// pinToDomains narrows requirement set id to from's domain on every key but
+// hostname that topology counts the class on (false when nothing is left).
+func (s *solver) pinToDomains(id int32, c *class, from requirements.Requirements) (int32, bool) {
+	var pins []requirements.Requirement
+	for _, k := range c.topo.Keys() {
+		if k != requirements.LabelHostname {
+			pins = append(pins, from.Get(k))
+		}
+	}
+	if len(pins) == 0 {
+		return id, true
+	}
+	id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+	return id, id >= 0
+}

@@ -1,0 +1,213 @@
+package scheduler
+
+import (
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+)
+
+// Solve makes more than one plan where one greedy order can go wrong, and
+// keeps the plan that places the most pods, then the cheapest, then the
+// first made:
+//
+//   - nodeplan's own plan, always;
+//   - where Karpenter's order of relaxing preferences could differ from
+//     nodeplan's, a plan that relaxes them in Karpenter's order (so that
+//     honouring preferences never costs more than Karpenter's relaxation);
+//   - when pods are left unplaced and a bounded NodePool's claims hold
+//     capacity no pod uses, a plan that fills claims first and sizes new
+//     ones for the limits (limitsize.go);
+//   - when pods are left unplaced although a NodePool or node could take
+//     them, a plan that queues those pods first (the room that others took
+//     before them is then theirs).
+//
+// Plans share nothing mutable and are made on goroutines of their own.
+
+// bestOf makes the plans and returns the best.
+func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	s, err := newSolver(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var more []config
+	if s.relaxesPreferences() && len(s.pending) <= alternativeMaxPods {
+		alt := cfg
+		alt.karpenterRelaxation = true
+		more = append(more, alt)
+	}
+	best, err := planWith(s, more, pods, nodePools, catalog)
+	if err != nil || best.placed() == len(best.pending) {
+		return best, err
+	}
+	more = more[:0]
+	if best.fillMayHelp() {
+		fill := best.cfg
+		fill.fillBounded = true
+		more = append(more, fill)
+	}
+	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
+		first := best.cfg
+		first.first = best.unplacedNames()
+		more = append(more, first)
+	}
+	if len(more) == 0 {
+		return best, nil
+	}
+	return planWith(best, more, pods, nodePools, catalog)
+}
+
+// planWith plans base (unless planned) and a solver per config, and
+// returns the best of them.
+func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog) (*solver, error) {
+	plans := []*solver{base}
+	for _, c := range cfgs {
+		v, err := newSolver(pods, nodePools, catalog, c)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, v)
+	}
+	var wg sync.WaitGroup
+	for _, p := range plans[1:] {
+		wg.Go(p.plan)
+	}
+	if !base.planned {
+		base.plan()
+	}
+	wg.Wait()
+	return bestPlan(plans), nil
+}
+
+// alternativeMaxPods bounds the inputs that are also planned with
+// Karpenter's relaxation order (it doubles the work and the memory).
+const alternativeMaxPods = 20000
+
+// plan places every pod, improves the plan and repairs what binding order
+// could break.
+func (s *solver) plan() {
+	s.run()
+	s.improve()
+	s.unstrand()
+	s.planned = true
+}
+
+// bestPlan returns the plan that places the most pods; among plans that
+// place the same pods, the cheapest; else the first. Two plans that place as
+// many pods but not the same ones are not compared on price: which pods run
+// is the queue's decision (size, then name), not the price's.
+func bestPlan(plans []*solver) *solver {
+	best := plans[0]
+	bp, bc := best.placed(), best.totalPrice()
+	for _, p := range plans[1:] {
+		n, c := p.placed(), p.totalPrice()
+		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p)) {
+			best, bp, bc = p, n, c
+		}
+	}
+	return best
+}
+
+// samePlaced reports whether two plans of the same input place the same pods.
+func samePlaced(a, b *solver) bool {
+	for i, pp := range a.pending {
+		q := b.pending[i]
+		if (pp.claim == nil && pp.node == nil) != (q.claim == nil && q.node == nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// placed counts the pods placed on a node or a NodeClaim.
+func (s *solver) placed() int {
+	n := 0
+	for _, pp := range s.pending {
+		if pp.claim != nil || pp.node != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// relaxesPreferences reports whether Karpenter's order of relaxation could
+// differ from nodeplan's for some pod: it has two or more Respect steps of
+// one kind (two preferred node-affinity terms, two weights of preferred pod
+// affinity or anti-affinity, two ScheduleAnyway constraints). With at most
+// one of each kind, both orders are the same.
+func (s *solver) relaxesPreferences() bool {
+	for _, c := range s.classes {
+		n := map[PreferenceKind]int{}
+		for _, st := range c.steps {
+			if st.policy == PreferenceRespect {
+				if n[st.kind]++; n[st.kind] > 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// unplacedNames lists the pods left unplaced.
+func (s *solver) unplacedNames() map[string]bool {
+	out := map[string]bool{}
+	for _, pp := range s.pending {
+		if pp.claim == nil && pp.node == nil {
+			out[pp.name] = true
+		}
+	}
+	return out
+}
+
+// reorderMayHelp reports whether an unplaced pod could have been placed had
+// it come earlier: some NodePool that tolerates and fits it can still launch
+// a node for it (so neither limits nor instance types refused it: the rules
+// between pods did, and their counts depend on who came first), or an
+// existing node would take it but for pods placed there in this solve.
+// Limits are the fill plan's business.
+func (s *solver) reorderMayHelp() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil || c.placedN == len(c.pods) {
+			continue
+		}
+		for _, p := range s.pools {
+			if !s.poolTolerated(c, p, len(c.steps)) || !s.classFitsPool(c, p) {
+				continue
+			}
+			if s.canLaunchFor(p, c) {
+				return true
+			}
+		}
+		for alt := range c.alts {
+			a, ok := s.newAttempt(c, alt, len(c.steps), false)
+			if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// canLaunchFor reports whether pool p can still launch a node of a type
+// that holds a pod of c within its limits.
+func (s *solver) canLaunchFor(p *pool, c *class) bool {
+	if p.nodesLeft == 0 {
+		return false
+	}
+	var zero binpack.Vec
+	found := false
+	p.types.Each(func(t int) bool {
+		capT := s.idx.Capacity(t)
+		if c.requests.Fits(p.usable[t]) && p.withinLimits(&capT, &zero) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
