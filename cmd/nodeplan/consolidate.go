@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	imanifest "github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 const consolidateUsage = `Usage: nodeplan consolidate -f PATH [-f PATH ...] [flags]
@@ -188,20 +189,21 @@ func consolidateWith(args []string, stdout, stderr io.Writer, clock func() time.
 
 // loadCluster reads the dump and the catalog; warnings and errors go to
 // stderr, one line each, every error of the input in one pass.
-func loadCluster(f consolidateFlags, stderr io.Writer) (manifest.Input, instancetypes.Catalog, bool) {
-	files, errs := readInputs(f.paths, f.recursive)
-	in, err := manifest.DecodeCluster(files)
+func loadCluster(f consolidateFlags, stderr io.Writer) (imanifest.Input, instancetypes.Catalog, bool) {
+	files, readErr := manifest.ReadFiles(f.paths, f.recursive)
+	errs := readErrors(readErr)
+	in, err := imanifest.DecodeCluster(files)
 	printLines(stderr, "warning: ", in.Warnings)
 	errs = append(errs, errorLines(err)...)
 	cat, catErrs := f.catalog.load()
 	errs = append(errs, catErrs...)
 	if len(errs) > 0 {
 		printLines(stderr, "error: ", errs)
-		return manifest.Input{}, instancetypes.Catalog{}, false
+		return imanifest.Input{}, instancetypes.Catalog{}, false
 	}
 	if err := scheduler.PrepareCatalog(cat); err != nil {
 		printLines(stderr, "error: ", errorLines(err))
-		return manifest.Input{}, instancetypes.Catalog{}, false
+		return imanifest.Input{}, instancetypes.Catalog{}, false
 	}
 	return in, cat, true
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/benchdata"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // Case is a generated cluster and what planning it needs.

@@ -8,6 +8,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/internal/apicheck"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
 )
 
@@ -180,7 +181,7 @@ func (d *decoder) podDisruptionBudget(a at, h head, data []byte) {
 		errs = append(errs, field.Invalid(field.NewPath("spec"), fmt.Sprintf("minAvailable: %s, maxUnavailable: %s",
 			b.Spec.MinAvailable.String(), b.Spec.MaxUnavailable.String()), "minAvailable and maxUnavailable cannot both be set"))
 	}
-	errs = append(errs, checkLabelSelector(field.NewPath("spec", "selector"), b.Spec.Selector)...)
+	errs = append(errs, apicheck.LabelSelector(field.NewPath("spec", "selector"), b.Spec.Selector)...)
 	if len(errs) > 0 {
 		d.failAll(a, errs)
 		return

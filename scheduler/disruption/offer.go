@@ -34,7 +34,7 @@ func cheapestOffering(it *instancetypes.InstanceType, reqs requirements.Requirem
 	var best instancetypes.Offering
 	found := false
 	for _, o := range it.Offerings {
-		if !o.Available || !instancetypes.OfferingMatches(o, reqs) {
+		if o.Unavailable || !instancetypes.OfferingMatches(o, reqs) {
 			continue
 		}
 		if !found || o.Price < best.Price || (o.Price == best.Price && offeringKey(o) < offeringKey(best)) {
@@ -57,7 +57,7 @@ func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirem
 	for _, ct := range []string{"reserved", "spot", "on-demand"} {
 		worst, found := 0.0, false
 		for _, o := range it.Offerings {
-			if o.Available && o.CapacityType == ct && instancetypes.OfferingMatches(o, reqs) {
+			if !o.Unavailable && o.CapacityType == ct && instancetypes.OfferingMatches(o, reqs) {
 				worst, found = max(worst, o.Price), true
 			}
 		}
@@ -119,7 +119,7 @@ func typeValues(it *instancetypes.InstanceType, r requirements.Requirement, reqs
 	switch r.Key() {
 	case requirements.LabelTopologyZone, requirements.LabelCapacityType, instancetypes.LabelZoneID:
 		for _, o := range it.Offerings {
-			if !o.Available || !instancetypes.OfferingMatches(o, reqs) {
+			if o.Unavailable || !instancetypes.OfferingMatches(o, reqs) {
 				continue
 			}
 			switch r.Key() {

@@ -85,7 +85,7 @@ func offered(c instancetypes.Catalog, p *poolState) map[string]bool {
 	reqs := p.tmpl.Requirements
 	for _, it := range c.Filter(reqs) {
 		for _, o := range it.Offerings {
-			if o.Available && instancetypes.OfferingMatches(o, reqs) {
+			if !o.Unavailable && instancetypes.OfferingMatches(o, reqs) {
 				out[o.Zone] = true
 				out["ct/"+o.CapacityType] = true
 			}
