@@ -67,6 +67,9 @@ func (b *clusterBuilder) node(name, pool, typ, zone, ct string) *corev1.Node {
 // pod adds a pod of a ReplicaSet bound to a node ("" leaves it pending).
 func (b *clusterBuilder) pod(name, node, cpu string) *corev1.Pod {
 	p := testutil.Pod(name).CPU(cpu).Memory("256Mi").OwnedBy("ReplicaSet", "rs").NodeName(node).Obj()
+	if p.Labels == nil {
+		p.Labels = map[string]string{}
+	}
 	if node != "" {
 		p.Status.Phase = corev1.PodRunning
 		start := metav1.NewTime(testNow().Add(-time.Hour))
@@ -79,3 +82,84 @@ func (b *clusterBuilder) pod(name, node, cpu string) *corev1.Pod {
 func defaultPool() nodepool.NodePool {
 	return testutil.NodePool("default").Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").Obj()
 }
+
+// ownedBy sets a pod's controller owner with the apiVersion Karpenter
+// checks (apps/v1 for workloads, v1 for a mirror pod's Node).
+func ownedBy(p *corev1.Pod, apiVersion, kind, name string) *corev1.Pod {
+	yes := true
+	p.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, Controller: &yes}}
+	return p
+}
+
+func annotate(o metav1.Object, k, v string) {
+	a := o.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[k] = v
+	o.SetAnnotations(a)
+}
+
+// claimFor adds the NodeClaim of a node (created with it, initialized).
+func (b *clusterBuilder) claimFor(n *corev1.Node) *disruption.NodeClaim {
+	nc := disruption.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n.Name, CreationTimestamp: n.CreationTimestamp}}
+	nc.Status.NodeName = n.Name
+	nc.Status.Conditions = []metav1.Condition{{Type: disruption.ConditionInitialized, Status: metav1.ConditionTrue, LastTransitionTime: n.CreationTimestamp}}
+	b.c.NodeClaims = append(b.c.NodeClaims, nc)
+	return &b.c.NodeClaims[len(b.c.NodeClaims)-1]
+}
+
+// drifted gives a node a NodeClaim with a Drifted condition since when.
+func (b *clusterBuilder) drifted(n *corev1.Node, since time.Time) {
+	nc := b.claimFor(n)
+	nc.Status.Conditions = append(nc.Status.Conditions, metav1.Condition{Type: disruption.ConditionDrifted, Status: metav1.ConditionTrue,
+		Reason: "AMIDrift", LastTransitionTime: metav1.NewTime(since)})
+}
+
+// daemonPod adds a DaemonSet pod (50m) on a node.
+func (b *clusterBuilder) daemonPod(name, node string) *corev1.Pod {
+	p := b.pod(name, node, "50m")
+	return ownedBy(p, "apps/v1", "DaemonSet", "agent")
+}
+
+// pool returns a NodePool allowing capacity types cts, with disruption
+// settings set by the functions given.
+func pool(name string, cts []string, set ...func(*nodepool.NodePool)) nodepool.NodePool {
+	np := testutil.NodePool(name).Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, cts...).Obj()
+	for _, f := range set {
+		f(&np)
+	}
+	return np
+}
+
+func od() []string   { return []string{"on-demand"} }
+func spot() []string { return []string{"spot"} }
+
+func budgets(bs ...nodepool.Budget) func(*nodepool.NodePool) {
+	return func(np *nodepool.NodePool) {
+		if np.Spec.Disruption == nil {
+			np.Spec.Disruption = &nodepool.Disruption{}
+		}
+		np.Spec.Disruption.Budgets = bs
+	}
+}
+
+func policy(p string) func(*nodepool.NodePool) {
+	return func(np *nodepool.NodePool) {
+		if np.Spec.Disruption == nil {
+			np.Spec.Disruption = &nodepool.Disruption{}
+		}
+		np.Spec.Disruption.ConsolidationPolicy = p
+	}
+}
+
+func consolidateAfter(d string) func(*nodepool.NodePool) {
+	return func(np *nodepool.NodePool) {
+		if np.Spec.Disruption == nil {
+			np.Spec.Disruption = &nodepool.Disruption{}
+		}
+		np.Spec.Disruption.ConsolidateAfter = &d
+	}
+}
+
+func all() nodepool.Budget { return nodepool.Budget{Nodes: "100%"} }
