@@ -25,7 +25,7 @@ Plans what Karpenter's disruption controller does with a running cluster:
 which nodes to delete or replace, with what, what it saves, and why every
 other node stays. The input is a dump of the cluster (kubectl get -A -o
 yaml of nodes, pods, PodDisruptionBudgets, DaemonSets, NodePools and
-NodeClaims, plus volume objects; see shared/formats/CLUSTER.md).
+NodeClaims, plus volume objects; see docs/CLUSTER.md).
 
 By default the output is the whole sequence of commands under Karpenter's
 rules and search, each applied before the next is sought, until none is
@@ -55,7 +55,7 @@ type consolidateFlags struct {
 func (f *consolidateFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.paths, "f", "a manifest file, or a folder of *.yaml, *.yml and *.json files (repeatable; .gz files are decompressed)")
 	fs.BoolVar(&f.recursive, "R", false, "read the sub-folders of -f folders too")
-	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, shared/formats/CATALOG.md) instead of the built-in AWS one")
+	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&f.now, "now", "", "the time of the plan, RFC 3339 (default: the machine's clock); ages, consolidateAfter, do-not-disrupt durations and budget schedules count from it")
 	fs.StringVar(&f.search, "search", string(disruption.SearchKarpenter), "karpenter: Karpenter's search; global: subsets, m→n replacements, NodePools apart, --min-savings (same safety rules)")
