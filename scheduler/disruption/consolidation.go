@@ -66,6 +66,19 @@ func (m *model) consolidateOnce(cands []*candidate, method Method) (*proposal, *
 		return p, w, nil
 	}
 	claims := sim.res.NodeClaims
+	if len(claims) > 1 {
+		// Solve splits pods over NodeClaims when that is cheaper;
+		// Karpenter's greedy scheduler fills one NodeClaim while the pods
+		// fit it. Ask for the fewest NodeClaims before giving up.
+		fewer, err := m.simulate(simInput{cands: cands, gate: true, method: method, fewer: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		if fewer.failure() == nil && len(fewer.res.NodeClaims) < len(claims) {
+			sim, claims = fewer, fewer.res.NodeClaims
+			p.sim = sim
+		}
+	}
 	switch {
 	case len(claims) == 0:
 		return p, nil, nil

@@ -10,6 +10,11 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
+// fewerNodeCost is the per-node cost that makes Solve merge NodeClaims
+// wherever their pods fit together (dollars per hour: more than any
+// instance type's price).
+const fewerNodeCost = 1000
+
 // gateTaint keeps pods moved by consolidation off a destination still inside
 // its consolidateAfter window (B.2.5): such a node carries it in the
 // simulation's copy, and the pods that may still land there (pending pods,
@@ -58,6 +63,8 @@ type simInput struct {
 	method Method
 	// full gives Solve the whole cluster rather than the view (tests).
 	full bool
+	// fewer makes Solve prefer fewer NodeClaims (see consolidateOnce).
+	fewer bool
 }
 
 // simulate runs one simulation.
@@ -91,6 +98,9 @@ func (m *model) simulate(in simInput) (*simulation, error) {
 		pools = nil
 	case !in.full && !m.cfg.fullSim:
 		pools = m.usablePools(order)
+	}
+	if in.fewer {
+		opts = append(opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
 	if in.method == MethodGlobal {
 		// Preferences do not decide whether pods fit: the global search
