@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -61,10 +62,12 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 		}
 		p.sim = sim
 	}
+	zones := m.zones()
+	changed := m.changedPods(p)
 	cmd.Moves = m.bindPlaced(p.sim, dest, index)
 	cmd.Pending = m.leavePending(p, cmd.Moves)
 	m.version++
-	m.invalidate(launched, pendingMoved(p, cmd), limitedGone(p))
+	m.invalidate(launched, changed, pendingMoved(p, cmd), limitedGone(p), zones != m.zones())
 	after := m.totalPrice()
 	cmd.PricePerHourBefore, cmd.PricePerHourAfter = roundPrice(before), roundPrice(after)
 	cmd.SavingsPerHour = roundPrice(before - after)
@@ -294,4 +297,30 @@ func limitedGone(p *proposal) bool {
 		}
 	}
 	return false
+}
+
+// changedPods are the pods a proposal moves or takes away: every pod of
+// its candidates and every pod its simulation places.
+func (m *model) changedPods(p *proposal) []*pod {
+	var out []*pod
+	for _, c := range p.cands {
+		out = append(out, c.n.pods...)
+	}
+	if p.sim != nil {
+		for _, sp := range p.sim.pods {
+			if sp.from == "" || sp.deleting {
+				out = append(out, sp.p)
+			}
+		}
+	}
+	return out
+}
+
+// zones lists the zones of the model's nodes, as one string.
+func (m *model) zones() string {
+	set := map[string]bool{}
+	for _, n := range m.nodes {
+		set[n.zone] = true
+	}
+	return strings.Join(slices.Sorted(maps.Keys(set)), ",")
 }

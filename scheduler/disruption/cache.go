@@ -26,10 +26,13 @@ import (
 //     its allocatable minus its pods covers the pod's requests in every
 //     resource; the smallest request of each resource bounds them all);
 //   - no node of a NodePool with limits went (limits would free up);
-//   - no pod of the simulation has a topology constraint, pod affinity,
-//     anti-affinity or a host port, and no pod of the cluster has a
-//     required anti-affinity that selects one: those make a simulation
-//     depend on where other pods are.
+//   - no pod of the simulation uses a host port;
+//   - when a pod of the simulation has topology terms (spread, affinity,
+//     anti-affinity) or another pod's anti-affinity selects it: no pod that
+//     moved or went is selected by one of the simulation's terms, and none
+//     has a term that selects one of the simulation's pods (then every
+//     count those terms see is the same), and the zones of the nodes are
+//     the same.
 //
 // Only failures are kept: a success is acted on or re-simulated.
 type failCache struct {
@@ -43,6 +46,11 @@ type failEntry struct {
 	why     *why
 	min     corev1.ResourceList
 	pending int
+	// entangled entries also keep their pods and the selectors of their
+	// terms, for invalidate.
+	entangled bool
+	pods      []*pod
+	sels      []string
 }
 
 // key names a simulation: the method's kind and the candidates with the
@@ -73,23 +81,32 @@ func (m *model) cached(key string) *why {
 
 // remember stores a failure when the simulation is one the cache may keep.
 func (m *model) remember(key string, sim *simulation, w *why) {
-	if sim == nil || !m.cacheable(sim) {
+	if sim == nil {
 		return
+	}
+	e := &failEntry{why: w, min: minRequests(sim), pending: m.cache.pendingVersion}
+	for _, sp := range sim.pods {
+		if hostPorts(sp.obj) {
+			return
+		}
+		e.entangled = e.entangled || entangledPod(sp.obj) || m.repelled(sp.p)
+	}
+	if e.entangled {
+		pods := make([]*simPod, 0, len(sim.pods))
+		for _, sp := range sim.pods {
+			pods = append(pods, sp)
+			e.pods = append(e.pods, sp.p)
+		}
+		for _, ps := range selectorsOf(pods) {
+			if k, ok := m.compile(ps); ok {
+				e.sels = append(e.sels, k)
+			}
+		}
 	}
 	if m.cache.entries == nil {
 		m.cache.entries = map[string]*failEntry{}
 	}
-	m.cache.entries[key] = &failEntry{why: w, min: minRequests(sim), pending: m.cache.pendingVersion}
-}
-
-// cacheable: no pod of the simulation depends on where other pods are.
-func (m *model) cacheable(sim *simulation) bool {
-	for _, sp := range sim.pods {
-		if entangledPod(sp.obj) || hostPorts(sp.obj) || m.repelled(sp.p) {
-			return false
-		}
-	}
-	return true
+	m.cache.entries[key] = e
 }
 
 // repelled: some pod of the cluster has a required anti-affinity term that
@@ -167,7 +184,7 @@ func minRequests(sim *simulation) corev1.ResourceList {
 // invalidate drops what a command made stale: everything when pending pods
 // moved or a limited pool lost a node; the entries whose smallest requests
 // fit the room of a new node otherwise.
-func (m *model) invalidate(added []*node, pendingMoved, limitedGone bool) {
+func (m *model) invalidate(added []*node, changed []*pod, pendingMoved, limitedGone, zonesChanged bool) {
 	if pendingMoved {
 		m.cache.pendingVersion++
 	}
@@ -175,6 +192,7 @@ func (m *model) invalidate(added []*node, pendingMoved, limitedGone bool) {
 		clear(m.cache.entries)
 		return
 	}
+	m.invalidateEntangled(changed, zonesChanged)
 	for _, n := range added {
 		room := n.room()
 		for k, e := range m.cache.entries {
@@ -223,4 +241,90 @@ func (p *pod) requests() corev1.ResourceList {
 		p.req = podrequests.OfPod(p.obj)
 	}
 	return p.req
+}
+
+// compiled is a pod selector ready to match: its namespaces (all: any) and
+// label selector.
+type compiled struct {
+	namespaces []string
+	all        bool
+	sel        labels.Selector
+}
+
+func (c compiled) selects(p *pod) bool {
+	return (c.all || slices.Contains(c.namespaces, p.ns)) && c.sel.Matches(labels.Set(p.obj.Labels))
+}
+
+// compile returns the key of a pod selector, compiling it once per plan.
+func (m *model) compile(ps podSelector) (string, bool) {
+	if ps.sel == nil {
+		return "", false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ps.sel)
+	if err != nil {
+		return "", false
+	}
+	key := sel.String() + "\x00" + boolKey(ps.all) + "\x00" + strings.Join(ps.namespaces, ",")
+	if m.compiled == nil {
+		m.compiled = map[string]compiled{}
+	}
+	if _, ok := m.compiled[key]; !ok {
+		m.compiled[key] = compiled{namespaces: ps.namespaces, all: ps.all, sel: sel}
+	}
+	return key, true
+}
+
+// invalidateEntangled drops the entangled entries a command may have
+// changed: one of their selectors picks a pod that moved or went, or such
+// a pod has a term that picks one of their pods; all of them when the
+// nodes' zones changed.
+func (m *model) invalidateEntangled(changed []*pod, zonesChanged bool) {
+	if len(changed) == 0 && !zonesChanged {
+		return
+	}
+	hit := map[string]bool{} // selector keys that pick a changed pod
+	var theirs []string      // the changed pods' own selectors
+	for _, p := range changed {
+		for _, ps := range selectorsOf([]*simPod{{p: p, obj: p.obj}}) {
+			if k, ok := m.compile(ps); ok {
+				theirs = append(theirs, k)
+			}
+		}
+	}
+	slices.Sort(theirs)
+	theirs = slices.Compact(theirs)
+	for k, e := range m.cache.entries {
+		if !e.entangled {
+			continue
+		}
+		if zonesChanged || m.picks(e.sels, changed, hit) || m.pickedBy(theirs, e.pods) {
+			delete(m.cache.entries, k)
+		}
+	}
+}
+
+// picks reports whether one of the selectors picks one of the pods
+// (memoised in hit: a key is true once it picked one).
+func (m *model) picks(sels []string, pods []*pod, hit map[string]bool) bool {
+	for _, k := range sels {
+		v, seen := hit[k]
+		if !seen {
+			c := m.compiled[k]
+			v = slices.ContainsFunc(pods, c.selects)
+			hit[k] = v
+		}
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *model) pickedBy(sels []string, pods []*pod) bool {
+	for _, k := range sels {
+		if slices.ContainsFunc(pods, m.compiled[k].selects) {
+			return true
+		}
+	}
+	return false
 }

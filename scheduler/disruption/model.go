@@ -53,6 +53,8 @@ type model struct {
 	ladder *priceLadder
 	// baselines are the pools' pending pods' cost (global.go).
 	baselines map[string]baseline
+	// compiled are the pod selectors the cache matches, by key.
+	compiled map[string]compiled
 }
 
 // node is one node of the model.
