@@ -147,6 +147,14 @@ func (m *model) bestFor(pool string, cs []*candidate, budget int, totals map[str
 				continue
 			}
 		}
+		if w != nil && w.code == KeepSpotToSpot && w.d.Disabled {
+			// Spot nodes may only be deleted: keep those whose pods all
+			// found room on existing nodes.
+			if kept := m.deletable(pool, set); len(kept) > 0 && len(kept) < len(set) {
+				set = kept
+				continue
+			}
+		}
 		set = set[:len(set)/2]
 	}
 	if found == nil {
@@ -166,6 +174,28 @@ func (m *model) bestFor(pool string, cs []*candidate, budget int, totals map[str
 		return nil, nil
 	}
 	return m.prune(pool, found, totals)
+}
+
+// deletable are the nodes of a set whose pods all landed on existing nodes
+// in the set's last simulation (nil when it is not at hand).
+func (m *model) deletable(pool string, set []*candidate) []*candidate {
+	sim := m.lastGlobal
+	if sim == nil {
+		return nil
+	}
+	onClaim := map[string]bool{}
+	for _, nc := range sim.res.NodeClaims {
+		for _, key := range nc.Pods {
+			onClaim[key] = true
+		}
+	}
+	var out []*candidate
+	for _, c := range set {
+		if !slices.ContainsFunc(c.movable, func(p *pod) bool { return onClaim[p.key] || sim.pods[p.key] == nil }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // maxGlobalAttempts bounds the repairs and halvings of one pool's subset;
@@ -212,6 +242,7 @@ func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTota
 // number of NodeClaims (the pool's pending pods included) and prices it.
 func (m *model) globalProbe(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, error) {
 	key := m.cacheKey("global", set)
+	m.lastGlobal = nil
 	if w := m.cached(key); w != nil {
 		return nil, w, nil
 	}
@@ -220,6 +251,7 @@ func (m *model) globalProbe(pool string, set []*candidate, totals map[string]poo
 	if err != nil {
 		return nil, nil, err
 	}
+	m.lastGlobal = sim
 	if w := sim.failure(); w != nil {
 		m.remember(key, sim, w)
 		return nil, w, nil

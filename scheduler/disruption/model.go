@@ -55,6 +55,8 @@ type model struct {
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.
 	compiled map[string]compiled
+	// lastGlobal is the last simulation of the global search (global.go).
+	lastGlobal *simulation
 }
 
 // node is one node of the model.

@@ -1,7 +1,9 @@
 package disruption
 
 import (
+	"maps"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +47,7 @@ const viewLabel = "disruption.nodeplan.io/view"
 type viewNode struct {
 	obj, gated *corev1.Node
 	room       corev1.ResourceList
+	sig        string // see signature
 }
 
 // viewState holds the view nodes and the selector matches of one model
@@ -53,6 +56,7 @@ type viewState struct {
 	version int
 	nodes   map[*node]*viewNode
 	matches map[string][]*pod
+	moved   map[ghostKey]*corev1.Pod
 }
 
 // viewDaemonSets are the cluster's DaemonSets, each asking for nodes
@@ -325,18 +329,17 @@ func boolKey(b bool) string {
 // reduced builds the view a simulation gives Solve (see the top of this
 // file); ok is false when the simulation needs the full input.
 func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
-	entangled := false
+	entangled, ghosts := false, true
 	for _, sp := range pods {
 		if hostPorts(sp.obj) {
 			return nil, nil, false
 		}
 		entangled = entangled || entangledPod(sp.obj) || m.repelled(sp.p)
+		ghosts = ghosts && !minDomains(sp.obj)
 	}
 	rel := m.relevant(pods)
-	var least corev1.ResourceList
-	if !entangled {
-		least = minOf(pods)
-	}
+	least := minOf(pods)
+	var gs ghostSet
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
 			continue
@@ -344,29 +347,152 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		vn := m.viewNode(n)
 		mine := rel[n]
 		limited := n.pool != nil && len(n.pool.np.Spec.Limits) > 0
-		if !entangled && len(mine) == 0 && !limited && !fits(least, vn.room) {
-			continue
+		if !limited && !fits(least, vn.room) {
+			if !entangled && len(mine) == 0 {
+				continue // no room, nothing anyone counts
+			}
+			if entangled && ghosts {
+				gs.add(m, n, vn, mine)
+				continue
+			}
 		}
 		obj := vn.obj
 		if gate && m.underConsolidateAfter(n) {
 			obj = vn.gated
 		}
 		if len(mine) > 0 {
-			c := *obj
-			c.Status.Allocatable = vn.room.DeepCopy()
+			obj = withPods(obj, vn.room, mine)
 			for _, p := range mine {
-				for name, q := range p.requests() {
-					r := c.Status.Allocatable[name]
-					r.Add(q)
-					c.Status.Allocatable[name] = r
-				}
 				bound = append(bound, p.obj)
 			}
-			obj = &c
 		}
 		nodes = append(nodes, obj)
 	}
-	return nodes, bound, true
+	gn, gp := gs.build(m)
+	return append(nodes, gn...), append(bound, gp...), true
+}
+
+// withPods returns obj with its allocatable raised by the pods' requests
+// (they are given to Solve again, bound to it).
+func withPods(obj *corev1.Node, room corev1.ResourceList, pods []*pod) *corev1.Node {
+	c := *obj
+	c.Status.Allocatable = room.DeepCopy()
+	for _, p := range pods {
+		for name, q := range p.requests() {
+			r := c.Status.Allocatable[name]
+			r.Add(q)
+			c.Status.Allocatable[name] = r
+		}
+	}
+	return &c
+}
+
+// A ghost stands for the nodes of one label signature (the labels the view
+// keeps, but the hostname; taints; cordon) that have no room for any pod
+// of an entangled simulation: it carries their labels, no room, and the
+// pods the simulation's terms count that ran on them. Counts per zone (or
+// any key but the hostname) stay the same, and no pod could land on those
+// nodes anyway; per hostname, the counts only matter on nodes with room,
+// which stay themselves. A simulation with a minDomains term keeps every
+// node (the number of hostname domains would change).
+type ghostSet struct {
+	order []string
+	bySig map[string]*ghost
+}
+
+type ghost struct {
+	first *viewNode
+	name  string
+	pods  []*pod
+}
+
+func (gs *ghostSet) add(m *model, n *node, vn *viewNode, pods []*pod) {
+	sig := m.signature(n, vn)
+	if gs.bySig == nil {
+		gs.bySig = map[string]*ghost{}
+	}
+	g := gs.bySig[sig]
+	if g == nil {
+		g = &ghost{first: vn, name: n.name}
+		gs.bySig[sig] = g
+		gs.order = append(gs.order, sig)
+	}
+	g.pods = append(g.pods, pods...)
+}
+
+// build returns the ghost nodes and their pods (copies bound to them).
+func (gs *ghostSet) build(m *model) ([]*corev1.Node, []*corev1.Pod) {
+	var nodes []*corev1.Node
+	var pods []*corev1.Pod
+	for _, sig := range gs.order {
+		g := gs.bySig[sig]
+		c := *g.first.obj
+		c.Status.Allocatable = corev1.ResourceList{}
+		for _, p := range g.pods {
+			for name, q := range p.requests() {
+				r := c.Status.Allocatable[name]
+				r.Add(q)
+				c.Status.Allocatable[name] = r
+			}
+			pods = append(pods, m.boundTo(p, g.name))
+		}
+		c.Status.Capacity = c.Status.Allocatable
+		nodes = append(nodes, &c)
+	}
+	return nodes, pods
+}
+
+// signature is what a ghost keeps of a node (once per view).
+func (m *model) signature(n *node, vn *viewNode) string {
+	if vn.sig != "" {
+		return vn.sig
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(vn.obj.Labels)) {
+		if k != requirements.LabelHostname {
+			b.WriteString(k + "=" + vn.obj.Labels[k] + "\x00")
+		}
+	}
+	for _, t := range vn.obj.Spec.Taints {
+		b.WriteString("taint:" + t.Key + "=" + t.Value + ":" + string(t.Effect) + "\x00")
+	}
+	if vn.obj.Spec.Unschedulable {
+		b.WriteString("cordoned")
+	}
+	vn.sig = b.String()
+	return vn.sig
+}
+
+// boundTo returns a copy of the pod bound to another node (memoised per
+// view).
+func (m *model) boundTo(p *pod, nodeName string) *corev1.Pod {
+	v := m.viewOf()
+	key := ghostKey{p, nodeName}
+	if c, ok := v.moved[key]; ok {
+		return c
+	}
+	c := *p.obj
+	c.Spec.NodeName = nodeName
+	if v.moved == nil {
+		v.moved = map[ghostKey]*corev1.Pod{}
+	}
+	v.moved[key] = &c
+	return &c
+}
+
+type ghostKey struct {
+	p    *pod
+	node string
+}
+
+// minDomains: the pod has a spread constraint with minDomains.
+func minDomains(p *corev1.Pod) bool {
+	for _, c := range p.Spec.TopologySpreadConstraints {
+		if c.MinDomains != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // relevant are the bound pods a simulation's pods can see, by node: those
