@@ -67,16 +67,20 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 		}
 		byPool[c.n.poolName] = append(byPool[c.n.poolName], c)
 	}
-	var best *globalProposal
+	var pools []string
 	for _, pool := range slices.Sorted(maps.Keys(byPool)) {
-		cs := byPool[pool]
 		if budgets.left[pool] == 0 {
-			for _, c := range cs {
+			for _, c := range byPool[pool] {
 				whys[c.n] = budgets.why[pool]
 			}
 			continue
 		}
-		p, err := m.bestFor(pool, cs, budgets.left[pool], totals, whys)
+		pools = append(pools, pool)
+	}
+	// Subsets first, in every pool; the one that saves most wins.
+	var best *globalProposal
+	for _, pool := range pools {
+		p, err := m.subsetFor(pool, byPool[pool], budgets.left[pool], totals)
 		if err != nil {
 			return nil, err
 		}
@@ -84,8 +88,22 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 			best = p
 		}
 	}
+	// Else single nodes, most wasteful first, pool by pool.
+	for _, pool := range pools {
+		if best != nil {
+			break
+		}
+		var err error
+		if best, err = m.singleFor(pool, byPool[pool], totals, whys); err != nil {
+			return nil, err
+		}
+	}
 	if best == nil {
 		return nil, nil
+	}
+	best, err := m.prune(best.cands[0].n.poolName, best, totals)
+	if err != nil {
+		return nil, err
 	}
 	return best.proposal, nil
 }
@@ -126,20 +144,15 @@ func byWaste(cs []*candidate) []*candidate {
 	return out
 }
 
-// bestFor finds a pool's command: a subset within its budget, repaired and
-// halved until it pays, else the first single node that pays; then pruned.
-func (m *model) bestFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal, whys map[*node]*why) (*globalProposal, error) {
+// subsetFor tries a subset of a pool's candidates within its budget, the
+// most wasteful first, repaired and halved until it pays.
+func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal) (*globalProposal, error) {
 	order := byWaste(cs)
 	set := order[:min(budget, len(order))]
-	var found *globalProposal
 	for attempts := 0; len(set) > 1 && attempts < maxGlobalAttempts; attempts++ {
 		p, w, err := m.globalProbe(pool, set, totals)
-		if err != nil {
-			return nil, err
-		}
-		if p != nil {
-			found = p
-			break
+		if err != nil || p != nil {
+			return p, err
 		}
 		if w != nil && w.code == KeepPodsDoNotFit {
 			if src := m.sourceOf(w.d.Pod, set); src != nil {
@@ -157,23 +170,20 @@ func (m *model) bestFor(pool string, cs []*candidate, budget int, totals map[str
 		}
 		set = set[:len(set)/2]
 	}
-	if found == nil {
-		for _, c := range order {
-			p, w, err := m.globalProbe(pool, []*candidate{c}, totals)
-			if err != nil {
-				return nil, err
-			}
-			if p != nil {
-				found = p
-				break
-			}
-			whys[c.n] = w
+	return nil, nil
+}
+
+// singleFor tries a pool's candidates one at a time, most wasteful first,
+// and returns the first that pays; whys records why the others do not.
+func (m *model) singleFor(pool string, cs []*candidate, totals map[string]poolTotal, whys map[*node]*why) (*globalProposal, error) {
+	for _, c := range byWaste(cs) {
+		p, w, err := m.globalProbe(pool, []*candidate{c}, totals)
+		if err != nil || p != nil {
+			return p, err
 		}
+		whys[c.n] = w
 	}
-	if found == nil {
-		return nil, nil
-	}
-	return m.prune(pool, found, totals)
+	return nil, nil
 }
 
 // deletable are the nodes of a set whose pods all landed on existing nodes
