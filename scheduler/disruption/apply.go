@@ -24,7 +24,7 @@ func roundPrice(p float64) float64 { return math.Round(p*1e9) / 1e9 }
 // placed pod is bound where the simulation put it, and the candidates'
 // other reschedulable pods are left pending.
 func (m *model) commit(p *proposal, index int) (Command, error) {
-	before := m.totalPrice()
+	before, zones := m.totalPrice(), m.zones()
 	cmd := Command{Method: p.method, Reason: p.reason, Decision: DecisionDelete, Nodes: []CommandNode{}, Replacements: []scheduler.NodeClaim{}, Moves: []Move{}}
 	for _, c := range p.cands {
 		cmd.Nodes = append(cmd.Nodes, CommandNode{Name: c.n.name, NodePool: c.n.poolName, InstanceType: c.n.obj.Labels["node.kubernetes.io/instance-type"],
@@ -47,11 +47,12 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 	if len(cmd.Replacements) > 0 {
 		cmd.Decision = DecisionReplace
 	}
-	for _, c := range p.cands {
-		m.remove(c.n, index)
-	}
 	for _, n := range launched {
 		m.insert(n)
+	}
+	changed := m.changedPods(p, dest)
+	for _, c := range p.cands {
+		m.remove(c.n, index)
 	}
 	if p.method == MethodStaticDrift {
 		// The kube-scheduler binds the pods where they fit, the
@@ -62,8 +63,6 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 		}
 		p.sim = sim
 	}
-	zones := m.zones()
-	changed := m.changedPods(p)
 	cmd.Moves = m.bindPlaced(p.sim, dest, index)
 	cmd.Pending = m.leavePending(p, cmd.Moves)
 	m.version++
@@ -300,16 +299,42 @@ func limitedGone(p *proposal) bool {
 }
 
 // changedPods are the pods a proposal moves or takes away: every pod of
-// its candidates and every pod its simulation places.
-func (m *model) changedPods(p *proposal) []*pod {
-	var out []*pod
+// its candidates and every pod its simulation places, with the labels of
+// the nodes they leave and reach (dest maps the simulation's NodeClaims to
+// the launched nodes). Call it after the launched nodes are in the model
+// and before the candidates go.
+func (m *model) changedPods(p *proposal, dest map[string]string) []podMove {
+	to := map[string]map[string]string{}
+	if p.sim != nil {
+		for _, en := range p.sim.res.ExistingNodes {
+			for _, key := range en.Pods {
+				if n := m.byName[en.Name]; n != nil {
+					to[key] = n.obj.Labels
+				}
+			}
+		}
+		for _, nc := range p.sim.res.NodeClaims {
+			for _, key := range nc.Pods {
+				if n := m.byName[dest[nc.Name]]; n != nil {
+					to[key] = n.obj.Labels
+				}
+			}
+		}
+	}
+	var out []podMove
 	for _, c := range p.cands {
-		out = append(out, c.n.pods...)
+		for _, x := range c.n.pods {
+			out = append(out, podMove{p: x, from: c.n.obj.Labels, to: to[x.key]})
+		}
 	}
 	if p.sim != nil {
 		for _, sp := range p.sim.pods {
-			if sp.from == "" || sp.deleting {
-				out = append(out, sp.p)
+			if sp.from == "" {
+				out = append(out, podMove{p: sp.p, to: to[sp.p.key]})
+			} else if sp.deleting {
+				if n := m.byName[sp.from]; n != nil {
+					out = append(out, podMove{p: sp.p, from: n.obj.Labels, to: to[sp.p.key]})
+				}
 			}
 		}
 	}

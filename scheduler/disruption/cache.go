@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // failCache remembers the consolidation simulations that failed, so that a
@@ -29,10 +30,14 @@ import (
 //   - no pod of the simulation uses a host port;
 //   - when a pod of the simulation has topology terms (spread, affinity,
 //     anti-affinity) or another pod's anti-affinity selects it: no pod that
-//     moved or went is selected by one of the simulation's terms, and none
-//     has a term that selects one of the simulation's pods (then every
-//     count those terms see is the same), and the zones of the nodes are
-//     the same.
+//     a command moved or took away is selected by one of its affinity terms,
+//     or by one of its spread or anti-affinity terms whose domain (the
+//     value of its topology key) the pod changed; no such pod has an
+//     anti-affinity term selecting one of the simulation's pods whose
+//     domain it changed; and the zones of the nodes are the same. A command
+//     moves pods only off nodes that go (or were pending): on the hostname,
+//     that only ever takes room away, so a hostname term is never
+//     invalidated by a move.
 //
 // Only failures are kept: a success is acted on or re-simulated.
 type failCache struct {
@@ -46,11 +51,18 @@ type failEntry struct {
 	why     *why
 	min     corev1.ResourceList
 	pending int
-	// entangled entries also keep their pods and the selectors of their
-	// terms, for invalidate.
+	// entangled entries also keep their pods and their terms, for
+	// invalidate.
 	entangled bool
 	pods      []*pod
-	sels      []string
+	terms     []termRef
+}
+
+// termRef is a compiled term: its selector's key (see compile), topology
+// key and kind.
+type termRef struct {
+	sel, key string
+	attract  bool
 }
 
 // key names a simulation: the method's kind and the candidates with the
@@ -99,7 +111,7 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 		}
 		for _, ps := range selectorsOf(pods) {
 			if k, ok := m.compile(ps); ok {
-				e.sels = append(e.sels, k)
+				e.terms = append(e.terms, termRef{sel: k, key: ps.topologyKey, attract: ps.attract})
 			}
 		}
 	}
@@ -184,7 +196,7 @@ func minRequests(sim *simulation) corev1.ResourceList {
 // invalidate drops what a command made stale: everything when pending pods
 // moved or a limited pool lost a node; the entries whose smallest requests
 // fit the room of a new node otherwise.
-func (m *model) invalidate(added []*node, changed []*pod, pendingMoved, limitedGone, zonesChanged bool) {
+func (m *model) invalidate(added []*node, changed []podMove, pendingMoved, limitedGone, zonesChanged bool) {
 	if pendingMoved {
 		m.cache.pendingVersion++
 	}
@@ -274,55 +286,69 @@ func (m *model) compile(ps podSelector) (string, bool) {
 	return key, true
 }
 
+// podMove is a pod a command moved or took away, with the labels of the
+// node it left (nil: it was pending) and of the node it went to (nil: it
+// is pending or gone).
+type podMove struct {
+	p        *pod
+	from, to map[string]string
+}
+
+// changes reports whether the move changed the pod's domain for a key.
+func (mv podMove) changes(key string) bool {
+	if key == requirements.LabelHostname {
+		return false // see failCache
+	}
+	a, okA := mv.from[key]
+	b, okB := mv.to[key]
+	return a != b || okA != okB || (mv.from == nil) != (mv.to == nil)
+}
+
 // invalidateEntangled drops the entangled entries a command may have
-// changed: one of their selectors picks a pod that moved or went, or such
-// a pod has a term that picks one of their pods; all of them when the
-// nodes' zones changed.
-func (m *model) invalidateEntangled(changed []*pod, zonesChanged bool) {
+// changed (see failCache), all of them when the nodes' zones changed.
+func (m *model) invalidateEntangled(changed []podMove, zonesChanged bool) {
 	if len(changed) == 0 && !zonesChanged {
 		return
 	}
-	hit := map[string]bool{} // selector keys that pick a changed pod
-	var theirs []string      // the changed pods' own selectors
-	for _, p := range changed {
-		for _, ps := range selectorsOf([]*simPod{{p: p, obj: p.obj}}) {
+	var repels []podMoveTerm // the moved pods' anti-affinity terms whose domain they changed
+	for _, mv := range changed {
+		for _, ps := range termsOf(mv.p.ns, &mv.p.obj.Spec) {
+			if ps.attract || ps.spread || !mv.changes(ps.topologyKey) {
+				continue
+			}
 			if k, ok := m.compile(ps); ok {
-				theirs = append(theirs, k)
+				repels = append(repels, podMoveTerm{sel: k})
 			}
 		}
 	}
-	slices.Sort(theirs)
-	theirs = slices.Compact(theirs)
 	for k, e := range m.cache.entries {
 		if !e.entangled {
 			continue
 		}
-		if zonesChanged || m.picks(e.sels, changed, hit) || m.pickedBy(theirs, e.pods) {
+		if zonesChanged || m.touches(e, changed) || m.pickedByAny(repels, e.pods) {
 			delete(m.cache.entries, k)
 		}
 	}
 }
 
-// picks reports whether one of the selectors picks one of the pods
-// (memoised in hit: a key is true once it picked one).
-func (m *model) picks(sels []string, pods []*pod, hit map[string]bool) bool {
-	for _, k := range sels {
-		v, seen := hit[k]
-		if !seen {
-			c := m.compiled[k]
-			v = slices.ContainsFunc(pods, c.selects)
-			hit[k] = v
-		}
-		if v {
-			return true
+type podMoveTerm struct{ sel string }
+
+// touches reports whether an entry's terms see one of the moves.
+func (m *model) touches(e *failEntry, changed []podMove) bool {
+	for _, t := range e.terms {
+		c := m.compiled[t.sel]
+		for _, mv := range changed {
+			if (t.attract || mv.changes(t.key)) && c.selects(mv.p) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func (m *model) pickedBy(sels []string, pods []*pod) bool {
-	for _, k := range sels {
-		if slices.ContainsFunc(pods, m.compiled[k].selects) {
+func (m *model) pickedByAny(terms []podMoveTerm, pods []*pod) bool {
+	for _, t := range terms {
+		if slices.ContainsFunc(pods, m.compiled[t.sel].selects) {
 			return true
 		}
 	}

@@ -265,19 +265,43 @@ func (m *model) missingDaemonSets(n *node) []*nodepool.DaemonSet {
 func selectorsOf(pods []*simPod) []podSelector {
 	var out []podSelector
 	for _, sp := range pods {
-		s := &sp.obj.Spec
-		for _, c := range s.TopologySpreadConstraints {
-			out = append(out, podSelector{namespaces: []string{sp.p.ns}, sel: c.LabelSelector})
+		out = append(out, termsOf(sp.p.ns, &sp.obj.Spec)...)
+	}
+	return out
+}
+
+// termsOf lists the pod-selecting terms of a pod spec with their topology
+// keys: spread constraints and anti-affinity terms repel, affinity terms
+// attract.
+func termsOf(ns string, s *corev1.PodSpec) []podSelector {
+	var out []podSelector
+	for _, c := range s.TopologySpreadConstraints {
+		out = append(out, podSelector{namespaces: []string{ns}, sel: c.LabelSelector, topologyKey: c.TopologyKey, spread: true})
+	}
+	if s.Affinity == nil {
+		return out
+	}
+	add := func(t corev1.PodAffinityTerm, attract bool) {
+		ps := podSelector{namespaces: t.Namespaces, sel: t.LabelSelector, all: t.NamespaceSelector != nil, topologyKey: t.TopologyKey, attract: attract}
+		if len(ps.namespaces) == 0 && !ps.all {
+			ps.namespaces = []string{ns}
 		}
-		if s.Affinity == nil {
-			continue
+		out = append(out, ps)
+	}
+	if pa := s.Affinity.PodAffinity; pa != nil {
+		for _, t := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			add(t, true)
 		}
-		for _, t := range podTerms(s.Affinity) {
-			ps := podSelector{namespaces: t.Namespaces, sel: t.LabelSelector, all: t.NamespaceSelector != nil}
-			if len(ps.namespaces) == 0 && !ps.all {
-				ps.namespaces = []string{sp.p.ns}
-			}
-			out = append(out, ps)
+		for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			add(w.PodAffinityTerm, true)
+		}
+	}
+	if pa := s.Affinity.PodAntiAffinity; pa != nil {
+		for _, t := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			add(t, false)
+		}
+		for _, w := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			add(w.PodAffinityTerm, false)
 		}
 	}
 	return out
@@ -288,6 +312,11 @@ type podSelector struct {
 	namespaces []string
 	all        bool
 	sel        *metav1.LabelSelector
+	// topologyKey and attract say what the term does with the pods it
+	// selects (the failure cache reads them).
+	topologyKey string
+	attract     bool
+	spread      bool
 }
 
 // selected returns the bound pods a selector picks (memoised per version).
