@@ -83,6 +83,8 @@ func (m *model) cached(key string) *why {
 	if m.cfg.noCache {
 		return nil
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	e := m.cache.entries[key]
 	if e == nil || e.pending != m.cache.pendingVersion {
 		return nil
@@ -96,6 +98,8 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 	if sim == nil {
 		return
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	e := &failEntry{why: w, min: minRequests(sim), pending: m.cache.pendingVersion}
 	for _, sp := range sim.pods {
 		if hostPorts(sp.obj) {

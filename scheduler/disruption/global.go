@@ -150,7 +150,7 @@ func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[s
 	order := byWaste(cs)
 	set := order[:min(budget, len(order))]
 	for attempts := 0; len(set) > 1 && attempts < maxGlobalAttempts; attempts++ {
-		p, w, err := m.globalProbe(pool, set, totals)
+		p, w, sim, err := m.globalProbeSim(pool, set, totals)
 		if err != nil || p != nil {
 			return p, err
 		}
@@ -163,7 +163,7 @@ func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[s
 		if w != nil && w.code == KeepSpotToSpot && w.d.Disabled {
 			// Spot nodes may only be deleted: keep those whose pods all
 			// found room on existing nodes.
-			if kept := m.deletable(pool, set); len(kept) > 0 && len(kept) < len(set) {
+			if kept := deletable(sim, set); len(kept) > 0 && len(kept) < len(set) {
 				set = kept
 				continue
 			}
@@ -176,20 +176,27 @@ func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[s
 // singleFor tries a pool's candidates one at a time, most wasteful first,
 // and returns the first that pays; whys records why the others do not.
 func (m *model) singleFor(pool string, cs []*candidate, totals map[string]poolTotal, whys map[*node]*why) (*globalProposal, error) {
-	for _, c := range byWaste(cs) {
-		p, w, err := m.globalProbe(pool, []*candidate{c}, totals)
-		if err != nil || p != nil {
-			return p, err
+	var found *globalProposal
+	try := func(c *candidate) trial {
+		t := trial{key: m.cacheKey("global", []*candidate{c})}
+		if t.w = m.cached(t.key); t.w != nil {
+			t.hit = true
+			return t
 		}
-		whys[c.n] = w
+		t.g, t.w, t.sim, t.err = m.globalTry(pool, []*candidate{c}, totals)
+		return t
 	}
-	return nil, nil
+	judge := func(_ *candidate, t trial) bool {
+		found = t.g
+		return true
+	}
+	_, err := m.firstSuccess(byWaste(cs), try, judge, func(c *candidate, w *why) { whys[c.n] = w })
+	return found, err
 }
 
 // deletable are the nodes of a set whose pods all landed on existing nodes
-// in the set's last simulation (nil when it is not at hand).
-func (m *model) deletable(pool string, set []*candidate) []*candidate {
-	sim := m.lastGlobal
+// in the set's simulation (nil when it is not at hand: a cached failure).
+func deletable(sim *simulation, set []*candidate) []*candidate {
 	if sim == nil {
 		return nil
 	}
@@ -251,46 +258,54 @@ func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTota
 // globalProbe simulates removing a set of one pool's candidates with any
 // number of NodeClaims (the pool's pending pods included) and prices it.
 func (m *model) globalProbe(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, error) {
+	p, w, _, err := m.globalProbeSim(pool, set, totals)
+	return p, w, err
+}
+
+// globalProbeSim is globalProbe that also returns the simulation (nil when
+// the cache answered).
+func (m *model) globalProbeSim(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, *simulation, error) {
 	key := m.cacheKey("global", set)
-	m.lastGlobal = nil
 	if w := m.cached(key); w != nil {
-		return nil, w, nil
+		return nil, w, nil, nil
 	}
+	p, w, sim, err := m.globalTry(pool, set, totals)
+	if w != nil && w.code != KeepBalanced {
+		m.remember(key, sim, w)
+	}
+	return p, w, sim, err
+}
+
+// globalTry is one simulation of the global search, with no side effect
+// on the cache (so that it may run in parallel).
+func (m *model) globalTry(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, *simulation, error) {
 	p := m.poolByName[pool]
 	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	m.lastGlobal = sim
 	if w := sim.failure(); w != nil {
-		m.remember(key, sim, w)
-		return nil, w, nil
+		return nil, w, sim, nil
 	}
 	prop := &proposal{method: MethodGlobal, reason: ReasonUnderutilized, cands: set, sim: sim}
 	cost, w, err := m.globalReplacements(prop)
-	if err != nil {
-		return nil, nil, err
-	}
-	if w != nil {
-		m.remember(key, sim, w)
-		return nil, w, nil
+	if err != nil || w != nil {
+		return nil, w, sim, err
 	}
 	base, err := m.pendingBaseline(pool)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	price := prop.price()
 	saving := price + base - cost
 	least := max(m.cfg.minSavings, m.cfg.minSavingsRatio*price, 1e-9)
 	if saving < least {
-		w := keep(KeepMinSavings, Details{Savings: ptr(roundPrice(saving)), MinSavings: ptr(roundPrice(least))})
-		m.remember(key, sim, w)
-		return nil, w, nil
+		return nil, keep(KeepMinSavings, Details{Savings: ptr(roundPrice(saving)), MinSavings: ptr(roundPrice(least))}), sim, nil
 	}
 	if ok, w := m.approve(prop, totals); !ok {
-		return nil, w, nil
+		return nil, w, sim, nil
 	}
-	return &globalProposal{proposal: prop, saving: saving}, nil, nil
+	return &globalProposal{proposal: prop, saving: saving}, nil, sim, nil
 }
 
 // globalReplacements turns every NodeClaim of the simulation into a
@@ -364,7 +379,10 @@ func (m *model) pendingBaseline(pool string) (float64, error) {
 	if !any {
 		return 0, nil
 	}
-	if b, ok := m.baselines[pool]; ok && b.version == m.version {
+	m.mu.Lock()
+	b, ok := m.baselines[pool]
+	m.mu.Unlock()
+	if ok && b.version == m.version {
 		return b.cost, nil
 	}
 	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
@@ -375,10 +393,12 @@ func (m *model) pendingBaseline(pool string) (float64, error) {
 	for _, nc := range sim.res.NodeClaims {
 		cost += nc.Price
 	}
+	m.mu.Lock()
 	if m.baselines == nil {
 		m.baselines = map[string]baseline{}
 	}
 	m.baselines[pool] = baseline{version: m.version, cost: cost}
+	m.mu.Unlock()
 	return cost, nil
 }
 

@@ -179,7 +179,7 @@ func (m *model) singleNode(whys map[*node]*why) (*proposal, error) {
 	cands, all := m.consolidationCandidates()
 	totals := m.poolTotals(all)
 	budgets := m.budgets(ReasonUnderutilized)
-	probes := 0
+	var tries []*candidate
 	for _, c := range interleave(cands) {
 		if budgets.left[c.n.poolName] == 0 {
 			whys[c.n] = budgets.why[c.n.poolName]
@@ -189,25 +189,33 @@ func (m *model) singleNode(whys map[*node]*why) (*proposal, error) {
 			whys[c.n] = w
 			continue
 		}
-		if m.cfg.maxProbes > 0 && probes >= m.cfg.maxProbes {
-			break
-		}
-		probes++
-		p, w, err := m.consolidate([]*candidate{c}, MethodSingleNode)
-		if err != nil {
-			return nil, err
-		}
-		if p == nil {
-			whys[c.n] = w
-			continue
-		}
-		if ok, w := m.approve(p, totals); !ok {
-			whys[c.n] = w
-			continue
-		}
-		return p, nil
+		tries = append(tries, c)
 	}
-	return nil, nil
+	if m.cfg.maxProbes > 0 && len(tries) > m.cfg.maxProbes {
+		tries = tries[:m.cfg.maxProbes]
+	}
+	var found *proposal
+	try := func(c *candidate) trial {
+		t := trial{key: m.cacheKey("consolidate", []*candidate{c})}
+		if t.w = m.cached(t.key); t.w != nil {
+			t.hit = true
+			return t
+		}
+		t.p, t.w, t.err = m.consolidateOnce([]*candidate{c}, MethodSingleNode)
+		t.sim = t.p.simOrNil()
+		return t
+	}
+	judge := func(c *candidate, t trial) bool {
+		ok, w := m.approve(t.p, totals)
+		if !ok {
+			whys[c.n] = w
+			return false
+		}
+		found = t.p
+		return true
+	}
+	_, err := m.firstSuccess(tries, try, judge, func(c *candidate, w *why) { whys[c.n] = w })
+	return found, err
 }
 
 // interleave takes one candidate of each pool in turn (pools by name),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -55,8 +56,9 @@ type model struct {
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.
 	compiled map[string]compiled
-	// lastGlobal is the last simulation of the global search (global.go).
-	lastGlobal *simulation
+	// mu guards what simulations build lazily when they run in parallel
+	// (see simulate and parallel.go).
+	mu sync.Mutex
 }
 
 // node is one node of the model.

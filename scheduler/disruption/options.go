@@ -60,7 +60,8 @@ type config struct {
 	// with the view).
 	fullSim bool
 	// noCache turns the failure cache off (tests).
-	noCache bool
+	noCache     bool
+	parallelism int
 }
 
 // WithSearch chooses the search (default SearchKarpenter).
@@ -104,6 +105,11 @@ func WithSchedulerOptions(opts ...scheduler.Option) Option {
 // pod of the cluster on new nodes).
 func WithoutRepack() Option { return func(c *config) { c.noRepack = true } }
 
+// WithParallelism sets how many simulations may run at once (default: one
+// per core, at most 8; 1 runs them one at a time). The plan does not depend
+// on it.
+func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
 // WithMaxProbes bounds the simulations one round of a method may run
 // (default 0: no bound). Karpenter bounds its rounds by time (1 minute for
 // multi-node, 3 for single-node consolidation); a bound on work keeps the
@@ -139,7 +145,7 @@ func resolve(opts []Option) (config, error) {
 	if c.minSavingsRatio >= 1 {
 		return c, fmt.Errorf("minimum savings fraction %v: must be below 1", c.minSavingsRatio)
 	}
-	if c.maxCommands < 0 || c.maxProbes < 0 {
+	if c.maxCommands < 0 || c.maxProbes < 0 || c.parallelism < 0 {
 		return c, fmt.Errorf("max commands %d, max probes %d: must not be negative", c.maxCommands, c.maxProbes)
 	}
 	if c.spotMinTypes < 1 {

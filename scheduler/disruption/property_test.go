@@ -361,6 +361,10 @@ func checkShortcuts(t *testing.T, seed uint64, c randomCase, catalog instancetyp
 		b, _ := json.Marshal(out)
 		return b
 	}
+	mine, _ := json.Marshal(res)
+	if one := plan(disruption.WithParallelism(1)); string(one) != string(mine) {
+		t.Fatalf("seed %d: the plan depends on the parallelism:\n%s\n%s", seed, mine, one)
+	}
 	full := plan(disruption.WithFullSimulation(), disruption.WithoutCache())
 	view := plan(disruption.WithoutCache())
 	if string(full) != string(view) {

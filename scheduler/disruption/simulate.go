@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
@@ -67,59 +68,76 @@ type simInput struct {
 	fewer bool
 }
 
-// simulate runs one simulation.
+// simulate runs one simulation. It may run on several goroutines at once:
+// everything but Solve holds m.mu (the view, the caches and the stats are
+// built lazily).
 func (m *model) simulate(in simInput) (*simulation, error) {
+	m.mu.Lock()
+	call, out := m.prepareSimulation(in)
+	m.mu.Unlock()
+	res, err := scheduler.Solve(call.pods, call.pools, call.catalog, call.opts...)
+	if err != nil {
+		return nil, err
+	}
+	out.res = res
+	m.mu.Lock()
+	m.checkSimulation(out)
+	m.mu.Unlock()
+	return out, nil
+}
+
+// solveCall is the arguments of one Solve.
+type solveCall struct {
+	pods    []*corev1.Pod
+	pools   []nodepool.NodePool
+	catalog instancetypes.Catalog
+	opts    []scheduler.Option
+}
+
+// prepareSimulation builds a simulation's Solve call (m.mu held).
+func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	out := &simulation{pods: map[string]*simPod{}}
 	leaving := map[string]bool{}
 	for _, c := range in.cands {
 		leaving[c.n.name] = true
 	}
 	order := m.simPods(in, leaving)
-	pods := make([]*corev1.Pod, len(order))
+	call := solveCall{pods: make([]*corev1.Pod, len(order)), pools: m.nodePools, catalog: m.catalog}
 	for i, sp := range order {
 		out.pods[sp.p.key] = sp
-		pods[i] = sp.obj
+		call.pods[i] = sp.obj
 	}
-	var opts []scheduler.Option
-	catalog := m.catalog
 	if nodes, bound, ok := m.reduced(order, in.gate, leaving); ok && !in.full && !m.cfg.fullSim {
-		opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
+		call.opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
 		if c, ok := m.priceBound(in, order); ok {
-			catalog = c
-			opts = append(opts, scheduler.WithSchema(m.catalog.Schema()))
+			call.catalog = c
+			call.opts = append(call.opts, scheduler.WithSchema(m.catalog.Schema()))
 		}
 	} else {
 		nodes, bound := m.fullInput(in.gate, leaving)
-		opts = m.solveOptions(nodes, bound)
+		call.opts = m.solveOptions(nodes, bound)
 	}
-	pools := m.nodePools
 	switch {
 	case in.noPools:
-		pools = nil
+		call.pools = nil
 	case !in.full && !m.cfg.fullSim:
-		pools = m.usablePools(order)
+		call.pools = m.usablePools(order)
 	}
 	if in.fewer {
-		opts = append(opts, scheduler.WithNodeCost(fewerNodeCost))
+		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
 	if in.method == MethodGlobal {
 		// Preferences do not decide whether pods fit: the global search
 		// keeps one only while it adds no node (the caller's policy, if
 		// any, comes after and wins).
-		opts = append([]scheduler.Option{scheduler.WithPreferencePolicy(scheduler.PreferenceWhileFree)}, opts...)
+		call.opts = append([]scheduler.Option{scheduler.WithPreferencePolicy(scheduler.PreferenceWhileFree)}, call.opts...)
 	}
 	if m.stats.Simulations == nil {
 		m.stats.Simulations = map[Method]int{}
 	}
 	m.stats.Simulations[in.method]++
-	m.stats.PodsSimulated += len(pods)
-	res, err := scheduler.Solve(pods, pools, catalog, opts...)
-	if err != nil {
-		return nil, err
-	}
-	out.res = res
-	m.checkSimulation(out)
-	return out, nil
+	m.stats.PodsSimulated += len(call.pods)
+	return call, out
 }
 
 // priceBound returns the catalog of types cheaper than the candidates when
