@@ -5,15 +5,18 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/internal/benchcluster"
+	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
 )
 
 // BenchmarkConsolidate converges generated clusters (benchcluster: the
-// aws-mixed workload launched and scaled down by 30%) of 100, 1,000 and
+// aws-mixed workload launched, then scaled down by 30%) of 100, 1,000 and
 // 5,000 nodes under both searches, and reports nodes/s, the savings, the
-// commands and the nodes they disrupt, and how far from the repack price
-// the cluster ends.
+// commands and the nodes they disrupt, the simulations run, the price the
+// plan ends at and the repack price (every pod on new nodes).
 func BenchmarkConsolidate(b *testing.B) {
 	for _, nodes := range []int{100, 1000, 5000} {
 		for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
@@ -21,36 +24,61 @@ func BenchmarkConsolidate(b *testing.B) {
 				if nodes > 1000 && testing.Short() {
 					b.Skip("5,000 nodes take minutes to generate and plan: not in -short runs (CI's smoke run)")
 				}
-				c, err := benchcluster.Generate(benchcluster.Options{Nodes: nodes, Seed: 1})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportAllocs()
-				var res disruption.Result
-				start := time.Now()
-				for b.Loop() {
-					res, err = disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, disruption.WithSearch(search), disruption.WithoutRepack())
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				perOp := time.Since(start).Seconds() / float64(b.N)
-				s := res.Summary
-				b.ReportMetric(float64(s.Nodes)/perOp, "nodes/s")
-				b.ReportMetric(float64(s.Nodes), "nodes")
-				b.ReportMetric(float64(c.Pods), "pods")
-				b.ReportMetric(s.PricePerHour, "$/h-before")
-				b.ReportMetric(s.SavingsPerHour, "$/h-saved")
-				b.ReportMetric(float64(s.Commands), "commands")
-				b.ReportMetric(float64(s.NodesDisrupted), "disrupted")
-				sims := 0
-				for _, n := range res.Stats.Simulations {
-					sims += n
-				}
-				b.ReportMetric(float64(sims), "simulations")
-				b.ReportMetric(float64(res.Stats.PodsSimulated), "pods-simulated")
-				b.Logf("%v", res.Stats.Simulations)
+				benchConsolidate(b, nodes, search)
 			})
 		}
 	}
+}
+
+func benchConsolidate(b *testing.B, nodes int, search disruption.Search) {
+	c, err := benchcluster.Generate(benchcluster.Options{Nodes: nodes, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var res disruption.Result
+	start := time.Now()
+	for b.Loop() {
+		res, err = disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, disruption.WithSearch(search), disruption.WithoutRepack())
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	perOp := time.Since(start).Seconds() / float64(b.N)
+	s := res.Summary
+	b.ReportMetric(float64(s.Nodes)/perOp, "nodes/s")
+	b.ReportMetric(float64(c.Pods), "pods")
+	b.ReportMetric(s.PricePerHour, "$/h-before")
+	b.ReportMetric(s.PricePerHourAfter, "$/h-after")
+	b.ReportMetric(s.SavingsPerHour, "$/h-saved")
+	b.ReportMetric(float64(s.Commands), "commands")
+	b.ReportMetric(float64(s.NodesDisrupted), "disrupted")
+	sims := 0
+	for _, n := range res.Stats.Simulations {
+		sims += n
+	}
+	b.ReportMetric(float64(sims), "simulations")
+	if repack, ok := repackPrice(b, c); ok {
+		b.ReportMetric(repack, "$/h-repack")
+	}
+}
+
+// repackPrice is what Solve pays for every pod of the cluster on new nodes.
+func repackPrice(b *testing.B, c benchcluster.Case) (float64, bool) {
+	var pods []*corev1.Pod
+	for _, p := range c.Cluster.Pods {
+		if len(p.OwnerReferences) > 0 && p.OwnerReferences[0].Kind == "DaemonSet" {
+			continue
+		}
+		u := p.DeepCopy()
+		u.Spec.NodeName = ""
+		pods = append(pods, u)
+	}
+	res, err := scheduler.Solve(pods, c.NodePools, c.Catalog, scheduler.WithDaemonSets(c.Cluster.DaemonSets),
+		scheduler.WithVolumes(c.Cluster.PVCs, c.Cluster.PVs, c.Cluster.StorageClasses))
+	if err != nil {
+		b.Logf("repack: %v", err)
+		return 0, false
+	}
+	return res.Summary.PricePerHour, true
 }

@@ -1,0 +1,63 @@
+package disruption_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/internal/benchcluster"
+	"github.com/nodeplan/nodeplan/scheduler/disruption"
+)
+
+// TestQualityTargets plans a generated cluster (100 nodes of the aws-mixed
+// workload, scaled down by 30%) under both searches, with the
+// spot-to-spot gate off (Karpenter's default) and on, and checks the
+// global search against Karpenter's: it ends no dearer, with fewer
+// commands, and reaches Karpenter's saving disrupting fewer nodes. It logs
+// how far each end state is from the repack price and its lower bound.
+func TestQualityTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a generated cluster of 100 nodes four times")
+	}
+	c, err := benchcluster.Generate(benchcluster.Options{Nodes: 100, Seed: 1})
+	require.NoError(t, err)
+	for _, gate := range []bool{false, true} {
+		plan := func(search disruption.Search) disruption.Result {
+			opts := []disruption.Option{disruption.WithSearch(search)}
+			if gate {
+				opts = append(opts, disruption.WithSpotToSpot(disruption.DefaultSpotToSpotMinTypes))
+			}
+			res, err := disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, opts...)
+			require.NoError(t, err)
+			return res
+		}
+		k, g := plan(disruption.SearchKarpenter), plan(disruption.SearchGlobal)
+		ks, gs := k.Summary, g.Summary
+		t.Logf("spot-to-spot %v: start $%.2f/h, repack $%.2f/h (bound $%.2f/h); karpenter ends at $%.2f/h with %d commands disrupting %d nodes; global at $%.2f/h with %d commands disrupting %d nodes (%d to reach karpenter's saving)",
+			gate, ks.PricePerHour, ks.RepackPricePerHour, ks.RepackLowerBound, ks.PricePerHourAfter, ks.Commands, ks.NodesDisrupted,
+			gs.PricePerHourAfter, gs.Commands, gs.NodesDisrupted, nodesToReach(g, ks.SavingsPerHour))
+		if gs.PricePerHourAfter > ks.PricePerHourAfter+1e-9 {
+			t.Errorf("spot-to-spot %v: global ends at $%v/h, dearer than karpenter's $%v/h", gate, gs.PricePerHourAfter, ks.PricePerHourAfter)
+		}
+		if gs.Commands >= ks.Commands {
+			t.Errorf("spot-to-spot %v: global takes %d commands, karpenter %d", gate, gs.Commands, ks.Commands)
+		}
+		if n := nodesToReach(g, ks.SavingsPerHour); n > ks.NodesDisrupted {
+			t.Errorf("spot-to-spot %v: global disrupts %d nodes to save what karpenter saves disrupting %d", gate, n, ks.NodesDisrupted)
+		}
+	}
+}
+
+// nodesToReach counts the nodes a plan's commands disrupt until they save
+// at least saving (every node when they never do).
+func nodesToReach(res disruption.Result, saving float64) int {
+	n, saved := 0, 0.0
+	for _, c := range res.Commands {
+		n += len(c.Nodes)
+		saved += c.SavingsPerHour
+		if saved >= saving-1e-9 {
+			return n
+		}
+	}
+	return res.Summary.NodesDisrupted
+}
