@@ -366,7 +366,11 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	need := cl.used.Add(pp.cls.requests)
 	ports := append(slices.Clone(cl.ports), pp.cls.ports...)
-	t, pos, price, ok := s.cheapestFit(ports, cl.pool, cl.reqID, need, &cl.charged, 0, math.Inf(1), cl)
+	id := s.reqs.compat(cl.reqID, a.reqID) // cl may have widened since the pod left
+	if id < 0 {
+		id = cl.reqID
+	}
+	t, pos, price, ok := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl)
 	if !ok {
 		return // cannot happen: cl held the pod
 	}
@@ -376,7 +380,7 @@ func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 			cl.pool.nodesLeft--
 		}
 	}
-	s.commit(pp, a, evaluation{claim: cl, pool: cl.pool, reqID: cl.reqID, typ: t, pos: pos, price: price, need: need})
+	s.commit(pp, a, evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 
 // mergePlan returns the claims worth folding into dst at once: candidates

@@ -708,6 +708,43 @@ func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 	return false
 }
 
+// MayChangeDomain reports whether the pod may move to a node in another
+// domain of a key other than hostname, its rules checked there as for any
+// placement, provided SpreadHolds after the move: topology counts it on such
+// a key, and no pod-affinity group counts it on one (pods following it
+// there would lose their match).
+func (p *Pod) MayChangeDomain() bool {
+	if !slices.ContainsFunc(p.keys, func(k string) bool { return k != requirements.LabelHostname }) {
+		return false
+	}
+	return !slices.ContainsFunc(p.matched, func(g *group) bool {
+		return g.kind == Affinity && g.ks.key != requirements.LabelHostname
+	})
+}
+
+// SpreadHolds reports whether every spread group that counts the pod, on a
+// key other than hostname, holds for the pods that carry it: in each domain
+// where one runs, the count less the global minimum is at most maxSkew (the
+// check kube-scheduler made when each of them bound, made on the plan as it
+// stands, so that no binding order breaks it).
+func (t *Tracker) SpreadHolds(p *Pod) bool {
+	for _, g := range p.matched {
+		if g.kind != Spread || g.ownersTotal == 0 || g.ks.key == requirements.LabelHostname {
+			continue
+		}
+		m := int32(0)
+		if int32(len(g.eligible)) >= g.minDoms {
+			m = g.minOver(g.eligible)
+		}
+		for d, n := range g.owners {
+			if n > 0 && g.get(int32(d))-m > g.maxSkew {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // SelfAffine reports whether the pod has a required affinity term that
 // selects the pod itself (it may start a domain of its group).
 func (p *Pod) SelfAffine() bool {

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -139,6 +140,11 @@ func New(schema requirements.Schema, sources []Source, namespaces map[string]map
 		}
 	}
 	return t
+}
+
+// Keys returns the topology keys some group counts on, sorted.
+func (t *Tracker) Keys() []string {
+	return slices.Sorted(maps.Keys(t.keys))
 }
 
 func (t *Tracker) key(k string) *keyState {
