@@ -19,6 +19,10 @@ import (
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
+//   - under the Ignore or WhileFree policy, the plans of the stricter
+//     policies too (a plan that honours more preferences is a valid plan
+//     under a looser policy), so that looser never costs more:
+//     Ignore ≤ WhileFree ≤ Respect;
 //   - when pods are left unplaced and a bounded NodePool's claims hold
 //     capacity no pod uses, a plan that fills claims first and sizes new
 //     ones for the limits (limitsize.go);
@@ -30,6 +34,23 @@ import (
 
 // bestOf makes the plans and returns the best.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	best, err := bestOfPolicy(pods, nodePools, catalog, cfg)
+	if err != nil || len(best.pending) > alternativeMaxPods {
+		return best, err
+	}
+	plans := []*solver{best}
+	for _, strict := range stricterPolicies(cfg) {
+		p, err := bestOfPolicy(pods, nodePools, catalog, strict)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	return bestPlan(plans), nil
+}
+
+// bestOfPolicy makes the plans of one preference policy.
+func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
@@ -210,4 +231,30 @@ func (s *solver) canLaunchFor(p *pool, c *class) bool {
 		return true
 	})
 	return found
+}
+
+// stricterPolicies returns the configs whose policies are stricter than
+// cfg's (Ignore → WhileFree, then anything → Respect), where they differ.
+func stricterPolicies(cfg config) []config {
+	up := func(from, to PreferencePolicy) (config, bool) {
+		c := cfg
+		changed := false
+		c.preferenceByKind = map[PreferenceKind]PreferencePolicy{}
+		for _, k := range PreferenceKinds() {
+			p := cfg.policyFor(k)
+			if p == from || (from == "" && p != to) {
+				p, changed = to, true
+			}
+			c.preferenceByKind[k] = p
+		}
+		return c, changed
+	}
+	var out []config
+	if c, ok := up(PreferenceIgnore, PreferenceWhileFree); ok {
+		out = append(out, c)
+	}
+	if c, ok := up("", PreferenceRespect); ok {
+		out = append(out, c)
+	}
+	return out
 }

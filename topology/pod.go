@@ -354,7 +354,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, pins, rank)]))
+			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
 		}
 	}
 	return pins, nil
@@ -571,21 +571,22 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 
 // choose picks the domain to pin a host to: one the ranker can price (a
 // node can launch there) before one it cannot, then the least loaded over
-// the spread groups that count or own the pod, then the cheaper by the
-// ranker, then by value. Any candidate satisfies every rule, so a domain
+// the spread groups of the pod's enforced terms and those that count it and
+// have carriers placed, then the cheaper by the ranker, then by value (a
+// relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
-func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
 	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
 		for i := range p.Terms {
-			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread {
+			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
 				load += int64(term.g.get(d))
 			}
 		}
 		for _, g := range p.matched {
-			if g.ks == ks && g.kind == Spread {
+			if g.ks == ks && g.kind == Spread && g.ownersTotal > 0 {
 				load += int64(g.get(d))
 			}
 		}
