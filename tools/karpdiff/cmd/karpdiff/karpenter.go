@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/nodeplan/nodeplan/tools/karpdiff/karp"
+	"github.com/nodeplan/nodeplan/tools/karpdiff/kubecheck"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/plan"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/scenario"
 )
@@ -50,27 +51,47 @@ func karpenterCommand(args []string, stdout, stderr io.Writer) int {
 	return writeOut(stdout, data)
 }
 
-// bestOfRuns solves runs times and keeps the best plan.
+// bestOfRuns solves runs times and keeps the best plan by the
+// kube-scheduler check: a plan whose placed pods all bind beats one with
+// refused pods; then more pods that bind; then cheaper; then the earlier run.
 func bestOfRuns(s *scenario.Scenario, opts karp.Options, runs int) (plan.Plan, error) {
 	var best plan.Plan
+	var bestScore score
 	for r := range runs {
 		p, err := karp.Solve(s, opts, uint64(r))
 		if err != nil {
 			return plan.Plan{}, err
 		}
-		if r == 0 || better(p, best) {
-			best = p
+		if runs == 1 {
+			return p, nil
+		}
+		res, err := kubecheck.Check(s, p)
+		if err != nil {
+			return plan.Plan{}, err
+		}
+		sc := score{valid: res.OK(), bound: len(res.Bound), price: p.Summary.PricePerHour}
+		if r == 0 || sc.beats(bestScore) {
+			best, bestScore = p, sc
 		}
 	}
 	return best, nil
 }
 
-// better reports whether plan a beats b: more pods placed, then cheaper.
-func better(a, b plan.Plan) bool {
-	if a.Summary.Scheduled != b.Summary.Scheduled {
-		return a.Summary.Scheduled > b.Summary.Scheduled
+// score ranks a plan by what kube-scheduler makes of it.
+type score struct {
+	valid bool
+	bound int
+	price float64
+}
+
+func (a score) beats(b score) bool {
+	if a.valid != b.valid {
+		return a.valid
 	}
-	return a.Summary.PricePerHour < b.Summary.PricePerHour
+	if a.bound != b.bound {
+		return a.bound > b.bound
+	}
+	return a.price < b.price
 }
 
 func writeOut(w io.Writer, data []byte) int {

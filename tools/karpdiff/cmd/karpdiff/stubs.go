@@ -2,6 +2,5 @@ package main
 
 import "io"
 
-func checkCommand(args []string, stdout, stderr io.Writer) int   { return exitInvalid }
 func genCommand(args []string, stdout, stderr io.Writer) int     { return exitInvalid }
 func compareCommand(args []string, stdout, stderr io.Writer) int { return exitInvalid }
