@@ -18,6 +18,9 @@ import (
 
 // Scenario is one decoded scenario: the manifests and the catalog.
 type Scenario struct {
+	// Files are the manifest files as read, for a consumer that decodes
+	// them itself (nodeplan's command line does, without defaulting).
+	Files []manifest.File
 	// Input holds the decoded manifests, pods defaulted as the API server
 	// stores them.
 	Input manifest.Input
@@ -45,7 +48,7 @@ func Load(paths []string, catalogFile string) (*Scenario, error) {
 		return nil, fmt.Errorf("decoding manifests: %w", err)
 	}
 	DefaultPods(&in)
-	s := &Scenario{Input: in}
+	s := &Scenario{Files: files, Input: in}
 	if catalogFile == "" {
 		s.Catalog, err = aws.Catalog()
 		s.Builtin = true
