@@ -5,6 +5,7 @@ go 1.26.6
 require (
 	github.com/awslabs/operatorpkg v0.0.0-20260708223819-4da4c353c5fa
 	github.com/go-logr/logr v1.4.3
+	github.com/google/go-cmp v0.7.0
 	github.com/nodeplan/nodeplan v0.0.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -16,10 +17,7 @@ require (
 	sigs.k8s.io/karpenter v1.14.1
 )
 
-require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	k8s.io/controller-manager v0.37.2 // indirect
-)
+require k8s.io/controller-manager v0.37.2 // indirect
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -99,7 +97,7 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
 )
 
 replace github.com/nodeplan/nodeplan => ../..

@@ -92,6 +92,8 @@ func writeTotals(b *strings.Builder, outs []Outcome) {
 		fmt.Fprintf(b, " (nodeplan/Karpenter %.3f)", npPrice/kPrice)
 	}
 	b.WriteString("\n")
+	launch, filters := refusalCauses(outs)
+	fmt.Fprintf(b, "Karpenter's refused pods: %d on NodeClaims that cannot launch (NodePool limits, reservations), %d by kube-scheduler's filters\n", launch, filters)
 	if len(ratios) > 0 {
 		sort.Float64s(ratios)
 		fmt.Fprintf(b, "costlier: median %.1f%%, worst %.2fx\n", (ratios[len(ratios)/2]-1)*100, ratios[len(ratios)-1])
@@ -162,4 +164,19 @@ func WriteResults(w io.Writer, outs []Outcome) error {
 		}
 	}
 	return nil
+}
+
+// refusalCauses splits Karpenter's refused pods into those on NodeClaims
+// that cannot launch and those a filter plugin refuses.
+func refusalCauses(outs []Outcome) (launch, filters int) {
+	for _, oc := range outs {
+		for _, r := range oc.Karpenter.check.Refused {
+			if strings.HasPrefix(r.Reason, "NodeClaim ") {
+				launch++
+			} else {
+				filters++
+			}
+		}
+	}
+	return launch, filters
 }

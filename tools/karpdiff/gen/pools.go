@@ -39,7 +39,7 @@ func (b *builder) genPool(name string) {
 		info.labels = map[string]string{"team": pick(g, []string{"a", "b"})}
 		np.Spec.Template.ObjectMeta.Labels = info.labels
 	}
-	if g.chance(0.3) {
+	if g.chance(taintChance(name)) {
 		effect := pick(g, []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule})
 		info.taints = []corev1.Taint{{Key: "dedicated", Value: name, Effect: effect}}
 		spec.Taints = info.taints
@@ -52,11 +52,21 @@ func (b *builder) genPool(name string) {
 		w := int32(g.between(1, 100))
 		np.Spec.Weight = &w
 	}
-	if g.chance(0.3) {
+	if g.chance(0.25) {
 		np.Spec.Limits = b.limits()
 	}
 	b.pools = append(b.pools, info)
 	b.nodePools = append(b.nodePools, np)
+}
+
+// taintChance keeps the first NodePool mostly untainted (a scenario whose
+// only pool is tainted leaves most pods unplaceable) and taints the others
+// often.
+func taintChance(name string) float64 {
+	if name == "np0" {
+		return 0.1
+	}
+	return 0.45
 }
 
 // poolRequirements draws the NodePool's requirements: often
@@ -126,11 +136,11 @@ func (b *builder) limits() corev1.ResourceList {
 	l := corev1.ResourceList{}
 	switch g.intn(3) {
 	case 0:
-		l[corev1.ResourceCPU] = *resource.NewQuantity(int64(g.between(4, 200)), resource.DecimalSI)
+		l[corev1.ResourceCPU] = *resource.NewQuantity(int64(g.between(8, 300)), resource.DecimalSI)
 	case 1:
-		l[corev1.ResourceMemory] = *resource.NewQuantity(int64(g.between(8, 512))<<30, resource.BinarySI)
+		l[corev1.ResourceMemory] = *resource.NewQuantity(int64(g.between(16, 1024))<<30, resource.BinarySI)
 	default:
-		l["nodes"] = *resource.NewQuantity(int64(g.between(1, 10)), resource.DecimalSI)
+		l["nodes"] = *resource.NewQuantity(int64(g.between(2, 20)), resource.DecimalSI)
 	}
 	return l
 }

@@ -98,7 +98,7 @@ func (b *builder) resources() corev1.PodSpec {
 		corev1.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
 		corev1.ResourceMemory: *resource.NewQuantity(mem>>20<<20, resource.BinarySI),
 	}
-	if len(b.v.extended) > 0 && g.chance(0.35) {
+	if len(b.v.extended) > 0 && g.chance(0.2) {
 		list[pick(g, b.v.extended)] = *resource.NewQuantity(int64(pick(g, []int{1, 1, 2})), resource.DecimalSI)
 	}
 	c := corev1.Container{Name: "c0", Image: "app:1", Resources: corev1.ResourceRequirements{Requests: list}}
@@ -167,7 +167,12 @@ func (b *builder) spreads(grp *group) {
 // the group itself, an earlier group or running pods.
 func (b *builder) podAffinity(grp *group, names []string) {
 	g := b.g
-	targets := append(slices.Clone(names), "run", "cache")
+	targets := slices.Clone(names)
+	for _, p := range b.running {
+		if app := p.Labels["app"]; !slices.Contains(targets, app) {
+			targets = append(targets, app)
+		}
+	}
 	aff, anti := g.chance(0.12), g.chance(0.15)
 	if !aff && !anti {
 		return
