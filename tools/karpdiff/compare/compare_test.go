@@ -7,7 +7,9 @@ import (
 )
 
 func TestClassify(t *testing.T) {
-	side := func(bound, refused int, price float64) Side { return Side{Placed: bound + refused, Bound: bound, Refused: refused, Price: price} }
+	side := func(bound, refused int, price float64) Side {
+		return Side{Placed: bound + refused, Bound: bound, Refused: refused, Price: price}
+	}
 	tests := []struct {
 		name     string
 		np, k    Side

@@ -185,9 +185,18 @@ func web(name string, c corev1.TopologySpreadConstraint) *tk.PodBuilder {
 
 func TestCheckTopologySpread(t *testing.T) {
 	three := func(c *corev1.TopologySpreadConstraint) { m := int32(3); c.MinDomains = &m }
-	honorAffinity := func(c *corev1.TopologySpreadConstraint) { p := corev1.NodeInclusionPolicyHonor; c.NodeAffinityPolicy = &p }
-	ignoreAffinity := func(c *corev1.TopologySpreadConstraint) { p := corev1.NodeInclusionPolicyIgnore; c.NodeAffinityPolicy = &p }
-	honorTaints := func(c *corev1.TopologySpreadConstraint) { p := corev1.NodeInclusionPolicyHonor; c.NodeTaintsPolicy = &p }
+	honorAffinity := func(c *corev1.TopologySpreadConstraint) {
+		p := corev1.NodeInclusionPolicyHonor
+		c.NodeAffinityPolicy = &p
+	}
+	ignoreAffinity := func(c *corev1.TopologySpreadConstraint) {
+		p := corev1.NodeInclusionPolicyIgnore
+		c.NodeAffinityPolicy = &p
+	}
+	honorTaints := func(c *corev1.TopologySpreadConstraint) {
+		p := corev1.NodeInclusionPolicyHonor
+		c.NodeTaintsPolicy = &p
+	}
 	versions := func(c *corev1.TopologySpreadConstraint) { c.MatchLabelKeys = []string{"version"} }
 	anyway := func(c *corev1.TopologySpreadConstraint) { c.WhenUnsatisfiable = corev1.ScheduleAnyway }
 	tests := []struct {
