@@ -14,13 +14,12 @@ import (
 	karpsched "sigs.k8s.io/karpenter/pkg/scheduling"
 
 	"github.com/nodeplan/nodeplan/tools/karpdiff/plan"
-	"github.com/nodeplan/nodeplan/tools/karpdiff/scenario"
 )
 
 // render turns Karpenter's results into a plan, deterministically: claims
 // sorted by NodePool, offering and first pod, named <pool>-<n>; pods,
 // placements and errors sorted by name.
-func render(res scheduling.Results, podErrs map[*corev1.Pod]error, pods int, _ *scenario.Scenario) plan.Plan {
+func render(res scheduling.Results, podErrs map[*corev1.Pod]error, pods int) plan.Plan {
 	var p plan.Plan
 	for _, nc := range res.NewNodeClaims {
 		if len(nc.Pods) > 0 {

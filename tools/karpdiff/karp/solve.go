@@ -104,7 +104,7 @@ func Solve(s *scenario.Scenario, opts Options, shuffle uint64) (plan.Plan, error
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	return render(res, podErrs, len(pending), s), nil
+	return render(res, podErrs, len(pending)), nil
 }
 
 // schedule mirrors Provisioner.Schedule and Provisioner.NewScheduler: drop
