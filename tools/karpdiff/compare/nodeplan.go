@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/plan"
 )
 
@@ -30,7 +31,7 @@ func solveNodeplan(files []manifest.File, catalogJSON []byte) (p plan.Plan, seco
 	if err != nil {
 		return plan.Plan{}, 0, fmt.Errorf("nodeplan rejects the input: %w", err)
 	}
-	cat, err := instancetypes.Decode(catalogJSON)
+	cat, err := instancetypes.Decode(catalogJSON, aws.Vocabulary())
 	if err != nil {
 		return plan.Plan{}, 0, fmt.Errorf("nodeplan rejects the catalog: %w", err)
 	}

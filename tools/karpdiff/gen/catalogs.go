@@ -67,10 +67,10 @@ func itype(name string, labels map[string]string, cpu int64, memMiB int64, pods 
 func offers(zones []string, od, spot float64, spotZones []string) []instancetypes.Offering {
 	var out []instancetypes.Offering
 	for _, z := range zones {
-		out = append(out, instancetypes.Offering{Zone: z, CapacityType: "on-demand", Price: round(od), Available: true})
+		out = append(out, instancetypes.Offering{Zone: z, CapacityType: "on-demand", Price: round(od)})
 	}
 	for _, z := range spotZones {
-		out = append(out, instancetypes.Offering{Zone: z, CapacityType: "spot", Price: round(spot), Available: true})
+		out = append(out, instancetypes.Offering{Zone: z, CapacityType: "spot", Price: round(spot)})
 	}
 	return out
 }
@@ -187,7 +187,7 @@ func custom(g *rng) ([]instancetypes.InstanceType, error) {
 			labels := map[string]string{"family": fam, "size": size, "integer": strconv.FormatInt(s.cpu, 10)}
 			of := offers(zones, od, od*pick(g, []float64{0.3, 0.45, 0.6}), spotZones)
 			for i := range of {
-				of[i].Available = !g.chance(0.12)
+				of[i].Unavailable = g.chance(0.12)
 			}
 			types = append(types, itype(fam+"."+s.name, labels, s.cpu, s.mem, pick(g, []int64{4, 8, 16, 58, 110}), nil, of))
 		}
@@ -245,7 +245,7 @@ func reservedCatalog(g *rng) ([]instancetypes.InstanceType, error) {
 		od := 0.05 * float64(c)
 		of := offers(zones, od, od*0.4, zones[:2])
 		if g.chance(0.6) {
-			of = append(of, instancetypes.Offering{Zone: pick(g, zones), CapacityType: "reserved", Price: round(od * 0.1), Available: true,
+			of = append(of, instancetypes.Offering{Zone: pick(g, zones), CapacityType: "reserved", Price: round(od * 0.1),
 				ReservationID: fmt.Sprintf("cr-%02d", i), ReservationCapacity: g.between(1, 3)})
 		}
 		types = append(types, itype(fmt.Sprintf("r%d", c), map[string]string{"integer": strconv.FormatInt(c, 10)}, c, c*8192, 58, nil, of))

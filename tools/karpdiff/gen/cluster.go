@@ -47,7 +47,7 @@ func (b *builder) genNode(name string) {
 	it := pick(g, b.v.types)
 	var avail []instancetypes.Offering
 	for _, o := range it.Offerings {
-		if o.Available && o.CapacityType != "reserved" {
+		if !o.Unavailable && o.CapacityType != "reserved" {
 			avail = append(avail, o)
 		}
 	}

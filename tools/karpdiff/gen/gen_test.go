@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // TestGenerateIsDeterministic: a seed gives byte-identical files, however

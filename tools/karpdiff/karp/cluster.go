@@ -15,7 +15,7 @@ import (
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
 
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // world is the simulated cluster a Karpenter solve runs against.

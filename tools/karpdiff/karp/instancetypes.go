@@ -67,7 +67,7 @@ func convertType(it *instancetypes.InstanceType, keys []string) *cloudprovider.I
 	offerings := make(cloudprovider.Offerings, 0, len(it.Offerings))
 	for _, o := range it.Offerings {
 		offerings = append(offerings, convertOffering(o))
-		if !o.Available {
+		if o.Unavailable {
 			continue
 		}
 		available++
@@ -113,7 +113,7 @@ func convertOffering(o instancetypes.Offering) *cloudprovider.Offering {
 	return &cloudprovider.Offering{
 		Requirements:        scheduling.NewLabelRequirements(labels),
 		Price:               o.Price,
-		Available:           o.Available,
+		Available:           !o.Unavailable,
 		ReservationCapacity: o.ReservationCapacity,
 	}
 }

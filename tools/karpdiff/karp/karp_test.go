@@ -10,15 +10,15 @@ import (
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 	tk "github.com/nodeplan/nodeplan/tools/karpdiff/internal/testkit"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/plan"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/scenario"
 )
 
 func withSpot(it instancetypes.InstanceType, zone string, price float64, available bool) instancetypes.InstanceType {
-	it.Offerings = append(it.Offerings, instancetypes.Offering{Zone: zone, CapacityType: "spot", Price: price, Available: available})
+	it.Offerings = append(it.Offerings, instancetypes.Offering{Zone: zone, CapacityType: "spot", Price: price, Unavailable: !available})
 	return it
 }
 

@@ -35,7 +35,7 @@ func RegisterVocabulary(cat instancetypes.Catalog, builtin bool) {
 	karpv1.WellKnownLabels.Insert(labelZoneID, labelReservationID)
 	cloudprovider.ReservationIDLabel = labelReservationID
 	cloudprovider.ReservedCapacityLabels.Insert(labelReservationID)
-	if builtin {
+	if builtin || cat.Schema().Normalize(awsEBSZone) == corev1.LabelTopologyZone {
 		karpv1.WellKnownLabels.Insert(awsNodeClass, awsTenancy)
 		karpv1.RestrictedLabelDomains.Insert(awsDomain)
 		karpv1.NormalizedLabels[awsEBSZone] = corev1.LabelTopologyZone

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/internal/manifest"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 	tk "github.com/nodeplan/nodeplan/tools/karpdiff/internal/testkit"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/plan"
 	"github.com/nodeplan/nodeplan/tools/karpdiff/scenario"

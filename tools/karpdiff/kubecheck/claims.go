@@ -66,7 +66,7 @@ func resolveClaim(nc plan.NodeClaim, cat instancetypes.Catalog, pools map[string
 func findOffering(it *instancetypes.InstanceType, nc plan.NodeClaim) (instancetypes.Offering, bool) {
 	res := nc.Labels[labelReservation]
 	for _, o := range it.Offerings {
-		if o.Available && o.Zone == nc.Zone && o.CapacityType == nc.CapacityType && (res == "" || o.ReservationID == res) {
+		if !o.Unavailable && o.Zone == nc.Zone && o.CapacityType == nc.CapacityType && (res == "" || o.ReservationID == res) {
 			return o, true
 		}
 	}

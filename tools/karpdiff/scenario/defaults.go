@@ -3,7 +3,7 @@ package scenario
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // DefaultPods applies to every pod and DaemonSet template of in the

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // TestDefaultPods: limits become requests where a request is missing (as

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
-	"github.com/nodeplan/nodeplan/internal/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // Scenario is one decoded scenario: the manifests and the catalog.
@@ -67,7 +67,7 @@ func LoadCatalog(name string) (instancetypes.Catalog, error) {
 	if err != nil {
 		return instancetypes.Catalog{}, err
 	}
-	cat, err := instancetypes.Decode(data)
+	cat, err := instancetypes.Decode(data, aws.Vocabulary())
 	if err != nil {
 		return instancetypes.Catalog{}, fmt.Errorf("%s: %w", name, err)
 	}

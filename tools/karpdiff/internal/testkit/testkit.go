@@ -125,7 +125,7 @@ func Type(name string, cpu, memGiB, pods int64, price float64, zones ...string) 
 		},
 	}
 	for _, z := range zones {
-		it.Offerings = append(it.Offerings, instancetypes.Offering{Zone: z, CapacityType: "on-demand", Price: price, Available: true})
+		it.Offerings = append(it.Offerings, instancetypes.Offering{Zone: z, CapacityType: "on-demand", Price: price})
 	}
 	return it
 }
