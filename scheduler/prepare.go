@@ -460,8 +460,12 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	return eps, resched, nil
 }
 
+// dsRunsOnNode reports whether a DaemonSet's pod runs on an existing node:
+// it tolerates the taints the node keeps once initialised (a startup taint
+// delays the pod, it does not keep it away) and one of its node constraints
+// matches the node's labels.
 func dsRunsOnNode(ds nodepool.DaemonSet, en *existingNode) bool {
-	if _, bad := requirements.UntoleratedTaint(en.node.Spec.Taints, ds.Tolerations()); bad {
+	if _, bad := requirements.UntoleratedTaint(en.taints, ds.Tolerations()); bad {
 		return false
 	}
 	return slices.ContainsFunc(ds.Alternatives(), func(alt requirements.Requirements) bool { return alt.Matches(en.labels) })

@@ -10,6 +10,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -166,5 +167,25 @@ func TestSolverBugSeedDependsOnOrder(t *testing.T) {
 	}
 	if diff := gocmp.Diff(plan(a, b), plan(b, a)); diff != "" {
 		t.Errorf("plan depends on pod order (-[a b] +[b a]):\n%s", diff)
+	}
+}
+
+// An existing Karpenter node still initialising carries its NodePool's
+// startup taint, which a DaemonSet does not tolerate: its pod still comes
+// once the taint is gone, so its requests are not room for pending pods.
+// (Deciding the DaemonSet against the startup taint overpacked the node.)
+func TestDaemonSetOnInitialisingNodeCounts(t *testing.T) {
+	pool := testutil.NodePool("default").StartupTaint("example.com/agent", "starting", corev1.TaintEffectNoSchedule).Obj()
+	node := testutil.Node("node-a").Label(requirements.LabelNodePool, "default").Label(requirements.LabelTopologyZone, "z1").
+		Taint("example.com/agent", "starting", corev1.TaintEffectNoSchedule).Size("2", "4Gi", "10").Obj()
+	ds := testutil.DaemonSet("agent", testutil.Pod("agent").CPU("1").Obj())
+	res := requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{pool},
+		pods:  []*corev1.Pod{testutil.Pod("app").CPU("1500m").Obj()},
+		opts:  []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil), scheduler.WithDaemonSets([]*appsv1.DaemonSet{ds})},
+	})
+	if len(res.ExistingNodes) != 0 || len(res.NodeClaims) != 1 {
+		t.Errorf("existing %v, NodeClaims %d: want the pod on a new NodeClaim (node-a keeps 1 cpu for the agent)", res.ExistingNodes, len(res.NodeClaims))
 	}
 }

@@ -251,12 +251,14 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 }
 
 // expectedDaemons returns the DaemonSets that would run on an existing
-// node (its taints tolerated, one of their node constraints matched by its
-// labels) and have no pod bound there yet: their requests are still to come.
+// node (the taints it keeps once initialised tolerated, one of their node
+// constraints matched by its labels) and have no pod bound there yet: their
+// requests are still to come (on a node still initialising, as soon as its
+// startup taints are gone).
 func (v *verifier) expectedDaemons(n *vnode) []nodepool.DaemonSet {
 	var out []nodepool.DaemonSet
 	for _, ds := range v.dss {
-		if _, bad := untoleratedTaint(n.node.Spec.Taints, ds.Tolerations()); bad {
+		if _, bad := untoleratedTaint(v.nodeTaints(n), ds.Tolerations()); bad {
 			continue
 		}
 		if !slices.ContainsFunc(ds.Alternatives(), func(a requirements.Requirements) bool { return a.Matches(n.labels) }) {
