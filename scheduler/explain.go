@@ -92,6 +92,10 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 	var firstIncompat error
 	var last Cause
 	for alt := range c.alts {
+		if key, empty := c.alts[alt].Empty(); empty {
+			last = cause(ReasonIncompatible, key, clashOn(c.sample, key), "", "the pod's own requirements leave no value for %s: %s", key, clashOn(c.sample, key))
+			continue
+		}
 		a, ok := s.newAttempt(c, alt, level, true)
 		if !ok {
 			continue
@@ -333,4 +337,30 @@ func (s *solver) offeredBeyondReservations(p *pool, info *reqInfo, need binpack.
 		return true
 	})
 	return found
+}
+
+// clashOn lists what a pod requires of key, in its nodeSelector and its
+// required node-affinity terms, e.g. "term 0: integer Gt [9], integer Lt [1]".
+func clashOn(p *corev1.Pod, key string) string {
+	var parts []string
+	if v, ok := p.Spec.NodeSelector[key]; ok {
+		parts = append(parts, fmt.Sprintf("nodeSelector %s=%s", key, v))
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for i, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			var exprs []string
+			for _, e := range t.MatchExpressions {
+				if e.Key == key {
+					exprs = append(exprs, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
+				}
+			}
+			if len(exprs) > 0 {
+				parts = append(parts, fmt.Sprintf("term %d: %s", i, strings.Join(exprs, ", ")))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "volume topology and node requirements disagree"
+	}
+	return strings.Join(parts, "; ")
 }
