@@ -1,8 +1,10 @@
 package scheduler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -21,22 +23,68 @@ type failure struct {
 }
 
 // reason renders the failure for people: the causes joined by "; ",
-// identical messages counted once.
+// identical messages counted once, the closest first; with more than one
+// NodePool, then a count of their causes by code, as kube-scheduler counts
+// nodes ("0/3 NodePools: 2 InsufficientResources, 1 UntoleratedTaint").
 func (f *failure) reason() string {
 	var parts []string
 	count := map[string]int{}
+	byCode := map[ReasonCode]int{}
+	pools := 0
 	for _, c := range f.causes {
 		if count[c.Message] == 0 {
 			parts = append(parts, c.Message)
 		}
 		count[c.Message]++
+		if c.NodePool != "" {
+			byCode[c.Code]++
+			pools++
+		}
 	}
 	for i, p := range parts {
 		if n := count[p]; n > 1 {
 			parts[i] = fmt.Sprintf("%s (x%d)", p, n)
 		}
 	}
+	if pools > 1 {
+		codes := slices.SortedFunc(maps.Keys(byCode), func(a, b ReasonCode) int {
+			if c := cmp.Compare(byCode[b], byCode[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		var hist []string
+		for _, code := range codes {
+			hist = append(hist, fmt.Sprintf("%d %s", byCode[code], code))
+		}
+		parts = append(parts, fmt.Sprintf("0/%d NodePools: %s", pools, strings.Join(hist, ", ")))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// closeness ranks a NodePool's refusal by how far the pod got through the
+// checks: a taint or a label refuses it first, then instance types,
+// resources, limits, ports and reservations, topology, minValues.
+func closeness(code ReasonCode) int {
+	switch code {
+	case ReasonTaint:
+		return 1
+	case ReasonUndefinedLabel, ReasonIncompatible:
+		return 2
+	case ReasonNoInstanceType, ReasonDaemonSetOverhead, ReasonNoOffering, ReasonVolumeTopology:
+		return 3
+	case ReasonInsufficient:
+		return 4
+	case ReasonLimits:
+		return 5
+	case ReasonHostPort, ReasonReservation:
+		return 6
+	case ReasonTopologySpread, ReasonPodAffinity, ReasonPodAntiAffinity:
+		return 7
+	case ReasonMinValues:
+		return 8
+	}
+	return 0
 }
 
 // explain works out why a pod could not be placed, with every preference
@@ -58,6 +106,9 @@ func (s *solver) explain(pp *pending) *failure {
 	for _, p := range s.pools {
 		f.causes = append(f.causes, s.explainPool(c, p, level))
 	}
+	// The NodePool that came closest leads: failing on resources says
+	// more than failing on a taint the pod was never meant to tolerate.
+	slices.SortStableFunc(f.causes, func(a, b Cause) int { return closeness(b.Code) - closeness(a.Code) })
 	if en := s.explainExisting(c, level); en.Message != "" {
 		f.causes = append(f.causes, en)
 	}
