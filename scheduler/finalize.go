@@ -275,11 +275,9 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		}
 	}
 	for k, v := range reqs.Labels() {
-		if k == requirements.LabelInstanceType && len(names) > 1 {
-			continue
-		}
 		labels[k] = v
 	}
+	s.offeringLabels(labels, best.t, zone, ct, resID)
 	requests := cl.used.Add(p.ds[best.t])
 	nc := NodeClaim{
 		NodePool:            p.tmpl.Name,
@@ -305,6 +303,26 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	}
 	slices.Sort(nc.Pods)
 	return nc, true
+}
+
+// offeringLabels adds the labels of the offering a NodeClaim launches: its
+// instance type's labels, the instance type, zone, zone ID, capacity type
+// and capacity reservation, as the node will carry them (where the
+// requirements allow several values, the launched offering decides).
+func (s *solver) offeringLabels(labels map[string]string, t int, zone, ct, resID string) {
+	it := s.idx.Type(t)
+	for k, v := range it.Labels {
+		labels[k] = v
+	}
+	labels[requirements.LabelInstanceType] = it.Name
+	labels[requirements.LabelTopologyZone] = zone
+	labels[requirements.LabelCapacityType] = ct
+	if id := s.idx.ZoneID(zone); id != "" {
+		labels[instancetypes.LabelZoneID] = id
+	}
+	if resID != "" {
+		labels[instancetypes.LabelReservationID] = resID
+	}
 }
 
 // pick returns the values whose flag is set (values are sorted, so is the result).
