@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -326,6 +327,9 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				it, _ := in.cat.Get(nc.InstanceTypeOptions[1])
 				nc.InstanceType, nc.Price = it.Name, it.Offerings[0].Price
 				nc.Zone, nc.CapacityType = it.Offerings[0].Zone, it.Offerings[0].CapacityType
+				maps.Copy(nc.Labels, it.Labels) // the labels follow, so only the price is wrong
+				nc.Labels[requirements.LabelInstanceType] = it.Name
+				nc.Labels[requirements.LabelTopologyZone], nc.Labels[requirements.LabelCapacityType] = nc.Zone, nc.CapacityType
 				res.Summary.PricePerHour = nc.Price
 			},
 			want: []scheduler.Rule{scheduler.RuleOffering},
