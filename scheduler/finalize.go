@@ -270,7 +270,7 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || (r.IsFinite() && len(r.Values()) <= 1) {
 			continue
 		}
-		if v, ok := r.Pick(s.labelSeed(cl, k)); ok {
+		if v, ok := s.openValue(cl, r); ok {
 			reqs = reqs.Add(requirements.In(k, v).WithMinValues(r.MinValues()))
 		}
 	}
@@ -334,6 +334,22 @@ func pick(values []string, ok []bool) []string {
 		}
 	}
 	return out
+}
+
+// openValue picks the value of a custom label a claim's requirements leave
+// open. On a key topology counts on, a domain that already exists, when the
+// requirement allows one: the claim's pods do not care (else topology would
+// have pinned the key), but a fresh value would be a new, empty domain that
+// lowers the global minimum of every spread on the key, and kube-scheduler
+// would then refuse the pods that carry it. Otherwise a value drawn from the
+// solve's seed, as Karpenter labels its nodes.
+func (s *solver) openValue(cl *claim, r requirements.Requirement) (string, bool) {
+	for _, v := range s.topo.Values(r.Key()) {
+		if r.Has(v) {
+			return v, true
+		}
+	}
+	return r.Pick(s.labelSeed(cl, r.Key()))
 }
 
 // labelSeed derives the seed of a generated label value from the solve's

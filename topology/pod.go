@@ -477,7 +477,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 				continue
 			}
 			m := int32(0)
-			if !hostname {
+			if !hostname && int32(len(g.eligible)) >= g.minDoms {
 				m = g.minOver(g.eligible)
 			}
 			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
