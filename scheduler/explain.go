@@ -230,8 +230,7 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 				continue
 			}
 		}
-		var zero binpack.Vec
-		if !s.minValuesOK(p, id, c.requests, &zero) {
+		if !s.minValuesOK(p, id, c.requests, -1, c.ports) {
 			msg, _ := s.minValuesShort(p, info.reqs, types)
 			last = cause(ReasonMinValues, "", "", "", "%s", msg)
 			continue

@@ -117,22 +117,7 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	prices := s.idx.Prices(info.offer)
 	for _, t32 := range info.members {
 		t := int(t32)
-		if !cl.used.Fits(p.usable[t]) {
-			continue
-		}
-		if p.limited {
-			capT := s.idx.Capacity(t)
-			over := false
-			for _, d := range p.limitDims {
-				if capT[d] > cl.charged[d] {
-					over = true
-				}
-			}
-			if over {
-				continue
-			}
-		}
-		if len(cl.ports) > 0 && s.dsPortClash(p, t, cl.ports) {
+		if !s.optionFits(p, t, cl.used, true, &cl.charged, cl.ports) {
 			continue
 		}
 		var pr float64
@@ -312,7 +297,9 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 func (s *solver) offeringLabels(labels map[string]string, t int, zone, ct, resID string) {
 	it := s.idx.Type(t)
 	for k, v := range it.Labels {
-		labels[k] = v
+		if v != "" { // an empty catalog value reads as no label (DoesNotExist matches it)
+			labels[k] = v
+		}
 	}
 	labels[requirements.LabelInstanceType] = it.Name
 	labels[requirements.LabelTopologyZone] = zone

@@ -416,8 +416,8 @@ func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
 		apart += src.price + s.cfg.nodeCost
 		chain = append(chain, src)
 		*budget--
-		_, _, price, ok := s.cheapestFit(ports, p, id, need, &charged, 0, math.Inf(1), nil)
-		if ok && s.minValuesOK(p, id, need, &charged) && apart-price > bestSave {
+		t, _, price, ok := s.cheapestFit(ports, p, id, need, &charged, 0, math.Inf(1), nil)
+		if ok && s.minValuesOK(p, id, need, t, ports) && apart-price > bestSave {
 			bestLen, bestSave = len(chain), apart-price
 		}
 	}

@@ -483,7 +483,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
 		return ev, false, false
 	}
-	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
+	if !s.minValuesOK(cl.pool, id, need, t, ports) {
 		return ev, false, false
 	}
 	u := cl.pool.usable[t]
@@ -519,13 +519,13 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	if !fits {
 		return evaluation{}, false
 	}
-	if !s.minValuesOK(p, id, c.requests, &zero) {
-		return evaluation{}, false
-	}
 	if s.fills(p) && !s.hasReservations {
 		if o, ok := s.limitSized(c, p, id); ok {
 			t, pos, price = o.t, o.pos, o.price
 		}
+	}
+	if !s.minValuesOK(p, id, c.requests, t, c.ports) {
+		return evaluation{}, false
 	}
 	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
 }
@@ -601,26 +601,26 @@ func (s *solver) dsPortClash(p *pool, t int, ports []hostPort) bool {
 
 // minValuesOK reports whether the types of set id that fit need still offer
 // every minValues of the pool (always true under BestEffort).
-func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, charged *binpack.Vec) bool {
+func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, chosen int, ports []hostPort) bool {
 	if len(p.minValues) == 0 || s.cfg.minValues == MinValuesBestEffort {
 		return true
 	}
 	info := s.reqs.info(id)
 	info.typeSet(s)
-	// The types the NodeClaim would list: those that fit, cheapest first,
-	// up to the cap on options (so the cap never breaks minValues later).
+	// The types the NodeClaim would list: those finalize keeps (optionFits),
+	// cheapest first, up to the cap on options (so the cap never breaks
+	// minValues later).
+	var capChosen binpack.Vec
+	if chosen >= 0 {
+		capChosen = s.idx.Capacity(chosen)
+	}
+	prices := s.idx.Prices(info.offer)
 	fit := binpack.NewTypeSet(s.idx.Len())
 	n := 0
 	for _, t32 := range info.members {
 		t := int(t32)
-		if !need.Fits(p.usable[t]) {
+		if math.IsInf(prices[t], 1) || !s.optionFits(p, t, need, chosen >= 0, &capChosen, ports) {
 			continue
-		}
-		if p.limited {
-			capT := s.idx.Capacity(t)
-			if !p.withinLimits(&capT, charged) {
-				continue
-			}
 		}
 		fit.Set(t)
 		if n++; n >= s.cfg.maxOptions {
@@ -629,6 +629,27 @@ func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, charged *binpa
 	}
 	_, ok := s.minValuesShort(p, info.reqs, fit)
 	return ok
+}
+
+// optionFits is the test an instance type passes to be one of a NodeClaim's
+// options: it holds need with DaemonSet overhead, spends no more of the
+// pool's limits than the claim is charged (capped: capacity capChosen; not
+// capped: what the limits leave), and its DaemonSets take none of ports.
+func (s *solver) optionFits(p *pool, t int, need binpack.Vec, capped bool, capChosen *binpack.Vec, ports []hostPort) bool {
+	if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
+		return false
+	}
+	if p.limited {
+		capT := s.idx.Capacity(t)
+		if capped && !p.spendsNoMore(capT, *capChosen) {
+			return false
+		}
+		var zero binpack.Vec
+		if !capped && !p.withinLimits(&capT, &zero) {
+			return false
+		}
+	}
+	return len(ports) == 0 || !s.dsPortClash(p, t, ports)
 }
 
 // minValuesShort returns the first minValues requirement the types of set

@@ -114,6 +114,7 @@ func (s *solver) plan() {
 	s.run()
 	s.improve()
 	s.unstrand()
+	s.settle()
 	s.planned = true
 }
 

@@ -357,7 +357,56 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
 		}
 	}
+	if h.Node == nil && scope != HostnameOnly {
+		pins = t.filterPins(p, h, pins)
+	}
 	return pins, nil
+}
+
+// filterPins settles, for a NodeClaim, the node filter of every spread
+// group that counts the pod (the carriers' required node affinity, under
+// nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
+// the claim becomes matches the filter, and a claim whose requirements
+// leave that open might become either. The claim is narrowed to the first
+// alternative of the filter it can meet, so that it is counted, as placing
+// the pod assumes; a claim that can meet none is certainly not counted.
+func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) []requirements.Requirement {
+	reqs := h.Requirements.Add(pins...)
+	for _, g := range p.matched {
+		if g.kind != Spread || len(g.filterReqs) == 0 || decided(reqs, g.filterReqs) {
+			continue
+		}
+		for _, alt := range g.filterReqs {
+			if reqs.Compatible(alt, t.schema) != nil {
+				continue
+			}
+			if _, empty := reqs.Intersect(alt).Empty(); empty {
+				continue
+			}
+			for r := range alt.All() {
+				pins = append(pins, r)
+			}
+			reqs = reqs.Intersect(alt)
+			break
+		}
+	}
+	return pins
+}
+
+// decided reports whether every node meeting reqs meets one of the
+// alternatives, or none does.
+func decided(reqs requirements.Requirements, alts []requirements.Requirements) bool {
+	none := true
+	for _, alt := range alts {
+		both := reqs.Intersect(alt)
+		if both.Equal(reqs) {
+			return true // reqs imply alt
+		}
+		if _, empty := both.Empty(); !empty {
+			none = false
+		}
+	}
+	return none
 }
 
 func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
