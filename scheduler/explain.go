@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -230,7 +231,8 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 				continue
 			}
 		}
-		if !s.minValuesOK(p, id, c.requests, -1, c.ports) {
+		var zero binpack.Vec
+		if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {
 			msg, _ := s.minValuesShort(p, info.reqs, types)
 			last = cause(ReasonMinValues, "", "", "", "%s", msg)
 			continue
@@ -413,4 +415,12 @@ func clashOn(p *corev1.Pod, key string) string {
 		return "volume topology and node requirements disagree"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// chargeOK reports whether a new claim of pool p on type t meets the pool's
+// minValues within its limits.
+func (s *solver) chargeOK(p *pool, id int32, need binpack.Vec, t int, ports []hostPort) bool {
+	var zero binpack.Vec
+	_, ok := s.chargeFor(p, id, need, t, ports, &zero)
+	return ok
 }

@@ -384,7 +384,10 @@ func (s *solver) detach(pp *pending) {
 	if !ok || price > cl.price {
 		return
 	}
-	capT := s.idx.Capacity(t)
+	capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, t, cl.ports, &cl.charged)
+	if !ok {
+		return
+	}
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	cl.typ, cl.pos, cl.price = t, pos, price

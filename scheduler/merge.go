@@ -417,7 +417,10 @@ func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
 		chain = append(chain, src)
 		*budget--
 		t, _, price, ok := s.cheapestFit(ports, p, id, need, &charged, 0, math.Inf(1), nil)
-		if ok && s.minValuesOK(p, id, need, t, ports) && apart-price > bestSave {
+		if !ok {
+			continue
+		}
+		if _, mv := s.chargeFor(p, id, need, t, ports, &charged); mv && apart-price > bestSave {
 			bestLen, bestSave = len(chain), apart-price
 		}
 	}
