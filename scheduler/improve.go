@@ -181,6 +181,19 @@ func bySizeDesc(pods []*pending) []*pending {
 	return out
 }
 
+// smallerFirst orders pods by cpu request, then memory, ascending, then by
+// name.
+func smallerFirst(a, b *pending) int {
+	ra, rb := &a.cls.requests, &b.cls.requests
+	if c := cmp.Compare(ra[0], rb[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(ra[1], rb[1]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.name, b.name)
+}
+
 // largerFirst orders pods by cpu request, then memory, descending, then by
 // name.
 func largerFirst(a, b *pending) int {

@@ -113,6 +113,9 @@ const alternativeMaxPods = 20000
 func (s *solver) plan() {
 	s.run()
 	s.improve()
+	if s.retryUnplaced() {
+		s.improve() // what the retry placed may share room with the rest
+	}
 	s.unstrand()
 	s.settle()
 	s.planned = true
@@ -258,4 +261,17 @@ func stricterPolicies(cfg config) []config {
 		out = append(out, c)
 	}
 	return out
+}
+
+// retryUnplaced places again, in queue order, the pods the first pass left
+// unplaced: improving the plan frees room and limits they may now use. It
+// reports whether it placed any.
+func (s *solver) retryUnplaced() bool {
+	placed := false
+	for _, pp := range s.queue() {
+		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && s.place(pp) {
+			placed = true
+		}
+	}
+	return placed
 }
