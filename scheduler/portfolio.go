@@ -160,12 +160,21 @@ func (s *solver) placed() int {
 }
 
 // relaxesPreferences reports whether Karpenter's order of relaxation could
-// differ from nodeplan's for some pod: it has two or more Respect steps of
-// one kind (two preferred node-affinity terms, two weights of preferred pod
-// affinity or anti-affinity, two ScheduleAnyway constraints). With at most
-// one of each kind, both orders are the same.
+// differ from nodeplan's for some pod: it has preferences under the Respect
+// policy and two or more of one kind (two preferred node-affinity terms, two
+// weights of preferred pod affinity or anti-affinity, two ScheduleAnyway
+// constraints), or a preferred term nodeplan drops before placing because
+// nothing can satisfy it (Karpenter tries it, and relaxes the kinds before
+// it first), or preferred anti-affinity among its replicas on a key other
+// than hostname (see pessimisticAntiAffinity). With at most one of each kind, both orders are the same.
 func (s *solver) relaxesPreferences() bool {
 	for _, c := range s.classes {
+		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
+			continue
+		}
+		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) {
+			return true
+		}
 		n := map[PreferenceKind]int{}
 		for _, st := range c.steps {
 			if st.policy == PreferenceRespect {
@@ -274,4 +283,11 @@ func (s *solver) retryUnplaced() bool {
 		}
 	}
 	return placed
+}
+
+// selfZoneAntiAffinity reports whether the class prefers its replicas apart
+// on a key other than hostname (which Karpenter's pessimism relaxes).
+func selfZoneAntiAffinity(c *class) bool {
+	a := c.sample.Spec.Affinity
+	return a != nil && pessimisticAntiAffinity(a, c.labels) != a
 }
