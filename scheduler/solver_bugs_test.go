@@ -1,11 +1,14 @@
 package scheduler_test
 
-// Minimal reproductions of solver bugs Verify found, kept as regression
-// tests once fixed. A test of a bug still open is skipped; remove the t.Skip
-// once it is fixed (and its case in knownSolverBug, property_test.go).
+// Minimal reproductions of solver bugs the plan checker (scheduler/verify)
+// found, kept as regression tests once fixed. A test of a bug still open is
+// skipped; remove the t.Skip once it is fixed (and its case in
+// knownSolverBug, property_test.go).
 
 import (
 	"encoding/json"
+	"os"
+	"strconv"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -14,22 +17,66 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
-// requireVerifies solves and requires the plan to verify.
+// planInput is the input of one Solve and its check.
+type planInput struct {
+	pods  []*corev1.Pod
+	pools []nodepool.NodePool
+	cat   instancetypes.Catalog
+	opts  []scheduler.Option
+}
+
+// requireVerifies solves and requires the plan to pass verify.Plan.
 func requireVerifies(t *testing.T, in planInput) scheduler.Result {
 	t.Helper()
 	res, err := scheduler.Solve(in.pods, in.pools, in.cat, in.opts...)
 	require.NoError(t, err)
-	if err := scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
+	if err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
 		t.Error(err)
 	}
 	return res
 }
+
+// kCatalog decodes Catalog K (testdata/catalogs/k.json).
+func kCatalog(t *testing.T) instancetypes.Catalog {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/catalogs/k.json")
+	require.NoError(t, err)
+	cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
+	require.NoError(t, err)
+	return cat
+}
+
+// reservedCatalog is testutil.ReservedTypes: a reserved offering of
+// capacity 1, cheaper than everything else.
+func reservedCatalog(t *testing.T) instancetypes.Catalog {
+	t.Helper()
+	cat, err := instancetypes.NewCatalog(testutil.ReservedTypes(), instancetypes.WithBaseSchema(aws.Schema()))
+	require.NoError(t, err)
+	return cat
+}
+
+// replicas builds n pods named by build.
+func replicas(n int, build func(i int) *corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		out[i] = build(i)
+	}
+	return out
+}
+
+func replicaName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }
+
+// web selects the app=web pods.
+func web() map[string]string { return map[string]string{"app": "web"} }
 
 // A NodeClaim pinned to a capacity reservation keeps only the instance
 // types of that reservation, but its NodePool asks minValues 2 on instance

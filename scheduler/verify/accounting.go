@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // run checks every rule; violations accumulate in v.out.
@@ -94,7 +95,7 @@ func (v *verifier) account() {
 
 // placementNode returns the existing node a placement names, reporting a
 // node that is not given or is being deleted.
-func (v *verifier) placementNode(np NodePlacement) *vnode {
+func (v *verifier) placementNode(np scheduler.NodePlacement) *vnode {
 	if vn, ok := v.nodeIdx[np.Name]; ok {
 		return vn
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // resolveClaims looks up each NodeClaim's NodePool, requirements, options
@@ -96,8 +97,8 @@ func (v *verifier) resolveOptions(c *vclaim) {
 	switch {
 	case len(nc.InstanceTypeOptions) == 0:
 		bad("the NodeClaim lists no instance-type options")
-	case len(nc.InstanceTypeOptions) > v.cfg.maxOptions:
-		bad("%d options, more than the maximum of %d", len(nc.InstanceTypeOptions), v.cfg.maxOptions)
+	case len(nc.InstanceTypeOptions) > v.in.MaxInstanceTypeOptions:
+		bad("%d options, more than the maximum of %d", len(nc.InstanceTypeOptions), v.in.MaxInstanceTypeOptions)
 	}
 	if !seen[nc.InstanceType] {
 		bad("instanceType %s is not among the options", nc.InstanceType)
@@ -559,7 +560,7 @@ func (v *verifier) checkRequests(c *vclaim) {
 // checkMinValues checks, under the Strict policy, that the options offer
 // as many distinct values as every minValues of the NodePool asks.
 func (v *verifier) checkMinValues(c *vclaim) {
-	if v.cfg.minValues != MinValuesStrict {
+	if v.in.MinValues != scheduler.MinValuesStrict {
 		return
 	}
 	for r := range c.tmpl.Requirements.All() {

@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"cmp"
@@ -17,17 +17,18 @@ import (
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
-// verifier is the state of one Verify call. It is built from the input
+// verifier is the state of one Plan call. It is built from the input
 // alone; the plan only says where pods went.
 type verifier struct {
-	cfg       config
+	in        scheduler.Settings
 	schema    requirements.Schema
 	catalog   instancetypes.Catalog
 	labelKeys map[string]bool // every label key of the catalog's types
-	plan      Result
+	plan      scheduler.Result
 	tmpls     map[string]*vtemplate // dynamic NodePools by name
 	static    map[string]bool
 	dss       []nodepool.DaemonSet
@@ -86,7 +87,7 @@ type vnode struct {
 
 // vclaim is one NodeClaim of the plan, resolved against the input.
 type vclaim struct {
-	nc          *NodeClaim
+	nc          *scheduler.NodeClaim
 	tmpl        *vtemplate
 	reqs        requirements.Requirements
 	options     []*instancetypes.InstanceType // known, unique, in listed order
@@ -110,17 +111,14 @@ type vdaemons struct {
 	usable   vres
 }
 
-func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, plan Result, opts []Option) (*verifier, error) {
-	cfg, err := resolve(opts)
+func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, plan scheduler.Result, opts []scheduler.Option) (*verifier, error) {
+	in, err := scheduler.Resolve(opts...)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{cfg: cfg, catalog: catalog, plan: plan, schema: catalog.Schema(), tmpls: map[string]*vtemplate{},
+	v := &verifier{in: in, catalog: catalog, plan: plan, schema: in.SchemaFor(catalog), tmpls: map[string]*vtemplate{},
 		static: map[string]bool{}, dsCache: map[[2]string]*vdaemons{}, matchers: map[string]*vmatcher{}, nsLabels: map[string]map[string]string{},
 		byName: map[string]*vpod{}, nodeIdx: map[string]*vnode{}, given: map[string]*corev1.Node{}, labelKeys: map[string]bool{}}
-	if cfg.schema != nil {
-		v.schema = *cfg.schema
-	}
 	for _, k := range catalog.LabelKeys() {
 		v.labelKeys[k] = true
 	}
@@ -136,15 +134,15 @@ func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog inst
 			v.static[np.Name] = true
 		}
 	}
-	for _, d := range cfg.daemonSets {
+	for _, d := range in.DaemonSets {
 		ds, err := nodepool.NewDaemonSet(d, v.schema)
 		if err != nil {
 			return nil, err
 		}
 		v.dss = append(v.dss, ds)
 	}
-	v.vols = topology.NewVolumes(v.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
-	for _, ns := range cfg.namespaces {
+	v.vols = topology.NewVolumes(v.schema, in.PVCs, in.PVs, in.StorageClasses)
+	for _, ns := range in.Namespaces {
 		if ns != nil {
 			v.nsLabels[ns.Name] = ns.Labels
 		}
@@ -162,11 +160,11 @@ func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog inst
 func (v *verifier) addPending(pods []*corev1.Pod) error {
 	for i, p := range pods {
 		if p == nil {
-			return &InputError{Field: "pods", Index: i, Message: "nil pod"}
+			return &scheduler.InputError{Field: "pods", Index: i, Message: "nil pod"}
 		}
 		vp := v.newPod(p)
 		if _, dup := v.byName[vp.name]; dup {
-			return &InputError{Field: "pods", Index: i, Message: "pod " + vp.name + " is given twice"}
+			return &scheduler.InputError{Field: "pods", Index: i, Message: "pod " + vp.name + " is given twice"}
 		}
 		v.byName[vp.name] = vp
 		v.pending = append(v.pending, vp)
@@ -264,9 +262,9 @@ func (p *vpod) matchesNode(name string, labels map[string]string) (bool, error) 
 
 // addExisting indexes the existing nodes and their bound pods.
 func (v *verifier) addExisting() error {
-	for i, n := range v.cfg.nodes {
+	for i, n := range v.in.Nodes {
 		if n == nil {
-			return &InputError{Field: "existing nodes", Index: i, Message: "nil node"}
+			return &scheduler.InputError{Field: "existing nodes", Index: i, Message: "nil node"}
 		}
 		if _, dup := v.given[n.Name]; dup {
 			continue
@@ -281,9 +279,9 @@ func (v *verifier) addExisting() error {
 		v.nodeIdx[n.Name] = vn
 	}
 	slices.SortFunc(v.nodes, func(a, b *vnode) int { return cmp.Compare(a.name, b.name) })
-	for i, p := range v.cfg.boundPods {
+	for i, p := range v.in.BoundPods {
 		if p == nil {
-			return &InputError{Field: "bound pods", Index: i, Message: "nil pod"}
+			return &scheduler.InputError{Field: "bound pods", Index: i, Message: "nil pod"}
 		}
 		if isGone(p) {
 			continue
@@ -324,7 +322,7 @@ func (v *verifier) reschedule(p *corev1.Pod) error {
 	q.Spec.NodeName = ""
 	vp := v.newPod(q)
 	if _, dup := v.byName[vp.name]; dup {
-		return &InputError{Field: "bound pods", Index: -1, Message: "pod " + vp.name + " is both pending and bound to a node being deleted"}
+		return &scheduler.InputError{Field: "bound pods", Index: -1, Message: "pod " + vp.name + " is both pending and bound to a node being deleted"}
 	}
 	v.byName[vp.name] = vp
 	v.pending = append(v.pending, vp)
