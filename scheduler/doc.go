@@ -2,7 +2,9 @@
 // existing nodes and on NodeClaims it plans, the way Karpenter's provisioning
 // scheduler does, and returns the plan with a reason for every pod it could
 // not place. Resolve reads what a list of options says: the public reading
-// the plan checker, package scheduler/verify, is built on.
+// the plan checker, package scheduler/verify, is built on. ReasonCode is
+// the one vocabulary of constraints that pod errors and the checker's
+// violations share (docs/REASONS.md).
 //
 // Solve is a pure function of its arguments: no clients, no clock, no
 // logging, no global state. The same input gives the same Result.

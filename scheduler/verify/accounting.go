@@ -38,13 +38,13 @@ func (v *verifier) account() {
 		v.claims = append(v.claims, c)
 		switch {
 		case nc.Name == "":
-			v.report(Violation{Rule: RuleAccounting, NodePool: nc.NodePool, Message: fmt.Sprintf("NodeClaim #%d has no name", i)})
+			v.report(Violation{Code: scheduler.ReasonAccounting, NodePool: nc.NodePool, Message: fmt.Sprintf("NodeClaim #%d has no name", i)})
 		case names[nc.Name]:
-			v.report(Violation{Rule: RuleAccounting, NodeClaim: nc.Name, Message: "two NodeClaims have this name (a name is a hostname domain)"})
+			v.report(Violation{Code: scheduler.ReasonAccounting, NodeClaim: nc.Name, Message: "two NodeClaims have this name (a name is a hostname domain)"})
 		}
 		names[nc.Name] = true
 		if len(nc.Pods) == 0 {
-			v.report(Violation{Rule: RuleAccounting, NodeClaim: nc.Name, Message: "NodeClaim has no pods"})
+			v.report(Violation{Code: scheduler.ReasonAccounting, NodeClaim: nc.Name, Message: "NodeClaim has no pods"})
 		}
 		for _, name := range nc.Pods {
 			where[name] = append(where[name], "NodeClaim "+nc.Name)
@@ -81,14 +81,14 @@ func (v *verifier) account() {
 	for _, p := range v.pending {
 		switch n := len(where[p.name]); {
 		case n == 0:
-			v.report(Violation{Rule: RuleAccounting, Pod: p.name, Message: "pending pod is missing from the plan (not on a NodeClaim, an existing node or in podErrors)"})
+			v.report(Violation{Code: scheduler.ReasonAccounting, Pod: p.name, Message: "pending pod is missing from the plan (not on a NodeClaim, an existing node or in podErrors)"})
 		case n > 1:
-			v.report(Violation{Rule: RuleAccounting, Pod: p.name, Message: fmt.Sprintf("pod appears %d times: %s", n, strings.Join(where[p.name], ", "))})
+			v.report(Violation{Code: scheduler.ReasonAccounting, Pod: p.name, Message: fmt.Sprintf("pod appears %d times: %s", n, strings.Join(where[p.name], ", "))})
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(where)) {
 		if v.byName[name] == nil {
-			v.report(Violation{Rule: RuleAccounting, Pod: name, Message: fmt.Sprintf("the plan names a pod that is not a pending pod of the input (in %s)", strings.Join(where[name], ", "))})
+			v.report(Violation{Code: scheduler.ReasonAccounting, Pod: name, Message: fmt.Sprintf("the plan names a pod that is not a pending pod of the input (in %s)", strings.Join(where[name], ", "))})
 		}
 	}
 }
@@ -104,10 +104,10 @@ func (v *verifier) placementNode(np scheduler.NodePlacement) *vnode {
 		msg = "the node is being deleted"
 	}
 	for _, p := range np.Pods {
-		v.report(Violation{Rule: RuleExistingNode, Node: np.Name, Pod: p, Message: msg})
+		v.report(Violation{Code: scheduler.ReasonExistingNode, Node: np.Name, Pod: p, Message: msg})
 	}
 	if len(np.Pods) == 0 {
-		v.report(Violation{Rule: RuleExistingNode, Node: np.Name, Message: msg})
+		v.report(Violation{Code: scheduler.ReasonExistingNode, Node: np.Name, Message: msg})
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (v *verifier) checkSummary() {
 		sum += nc.Price
 	}
 	bad := func(format string, args ...any) {
-		v.report(Violation{Rule: RuleSummary, Message: fmt.Sprintf(format, args...)})
+		v.report(Violation{Code: scheduler.ReasonSummary, Message: fmt.Sprintf(format, args...)})
 	}
 	if s.Pods != len(v.pending) {
 		bad("summary.pods is %d, the input has %d pending pods", s.Pods, len(v.pending))

@@ -31,7 +31,7 @@ func (v *verifier) resolveClaims() {
 			if v.static[nc.NodePool] {
 				msg = "the NodePool is static (spec.replicas): it never provisions for pending pods"
 			}
-			v.report(Violation{Rule: RuleNodePool, NodeClaim: nc.Name, NodePool: nc.NodePool, Message: msg})
+			v.report(Violation{Code: scheduler.ReasonNoNodePool, NodeClaim: nc.Name, NodePool: nc.NodePool, Message: msg})
 		}
 		c.reqs = v.claimRequirements(c)
 		c.match = v.matcherFor(c.reqs)
@@ -67,7 +67,7 @@ func (v *verifier) claimRequirements(c *vclaim) requirements.Requirements {
 	for i, e := range c.nc.Requirements {
 		r, err := requirements.New(v.schema.Normalize(e.Key), e.Operator, e.Values...)
 		if err != nil {
-			v.report(Violation{Rule: RuleNodeClaimRequirements, NodeClaim: c.nc.Name, Message: fmt.Sprintf("requirements[%d]: %v", i, err)})
+			v.report(Violation{Code: scheduler.ReasonNodeClaimRequirements, NodeClaim: c.nc.Name, Message: fmt.Sprintf("requirements[%d]: %v", i, err)})
 			continue
 		}
 		reqs = append(reqs, r.WithMinValues(e.MinValues))
@@ -78,7 +78,7 @@ func (v *verifier) claimRequirements(c *vclaim) requirements.Requirements {
 func (v *verifier) resolveOptions(c *vclaim) {
 	nc := c.nc
 	bad := func(format string, args ...any) {
-		v.report(Violation{Rule: RuleInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
+		v.report(Violation{Code: scheduler.ReasonInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	seen := map[string]bool{}
 	for _, name := range nc.InstanceTypeOptions {
@@ -130,12 +130,12 @@ func (v *verifier) resolveOffering(c *vclaim) {
 		}
 	}
 	if best == nil {
-		v.report(Violation{Rule: RuleOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonNoOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
 			"%s has no available %s offering in zone %q that satisfies the NodeClaim's requirements", nc.InstanceType, nc.CapacityType, nc.Zone)})
 		return
 	}
 	if best.Price != nc.Price {
-		v.report(Violation{Rule: RuleOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonNoOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
 			"price %v, but the %s %s offering of %s in %s costs %v", nc.Price, nc.CapacityType, best.ReservationID, nc.InstanceType, nc.Zone, best.Price)})
 	}
 	c.offering, c.reservation = best, best.ReservationID
@@ -203,7 +203,7 @@ func (v *verifier) checkOptions(c *vclaim) {
 			continue // its only offerings are reservations other NodeClaims use up
 		}
 		if o.Price < prevPrice || (o.Price == prevPrice && it.Name < prevName) {
-			v.report(Violation{Rule: RuleInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(
 				"options are not sorted cheapest first: %s ($%v) is listed after %s ($%v)", it.Name, o.Price, prevName, prevPrice)})
 		}
 		prevName, prevPrice = it.Name, o.Price
@@ -212,12 +212,12 @@ func (v *verifier) checkOptions(c *vclaim) {
 		}
 	}
 	at := Violation{NodeClaim: nc.Name}
-	labels.report(v, with(at, RuleNodeClaimRequirements, "outside the NodeClaim's requirements"))
-	noOffer.report(v, with(at, RuleOffering, "without an available offering that satisfies the NodeClaim's requirements"))
-	small.report(v, with(at, RuleFit, "too small for the NodeClaim's pods next to the DaemonSets that run there"))
-	ports.report(v, with(at, RuleHostPort, "running a DaemonSet whose host ports clash with the pods'"))
+	labels.report(v, with(at, scheduler.ReasonNodeClaimRequirements, "outside the NodeClaim's requirements"))
+	noOffer.report(v, with(at, scheduler.ReasonNoOffering, "without an available offering that satisfies the NodeClaim's requirements"))
+	small.report(v, with(at, scheduler.ReasonInsufficient, "too small for the NodeClaim's pods next to the DaemonSets that run there"))
+	ports.report(v, with(at, scheduler.ReasonHostPort, "running a DaemonSet whose host ports clash with the pods'"))
 	if cheapest < nc.Price {
-		v.report(with(at, RuleOffering, "the chosen %s at $%v is not the cheapest: option %s at $%v satisfies the requirements",
+		v.report(with(at, scheduler.ReasonNoOffering, "the chosen %s at $%v is not the cheapest: option %s at $%v satisfies the requirements",
 			nc.InstanceType, nc.Price, cheapestAt, cheapest))
 	}
 }
@@ -470,7 +470,7 @@ func (v *verifier) checkWithinPool(c *vclaim) {
 	for r := range c.tmpl.Requirements.All() {
 		eff := v.effective(c, r.Key())
 		if !eff.Intersect(r).SameSet(eff) {
-			v.report(Violation{Rule: RuleNodeClaimRequirements, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonNodeClaimRequirements, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"on %s the NodeClaim allows %s, outside its NodePool's %s", r.Key(), eff, r)})
 		}
 	}
@@ -493,7 +493,7 @@ func (v *verifier) checkTaints(c *vclaim) {
 	}{{"taints", c.nc.Taints, c.tmpl.Taints}, {"startup taints", c.nc.StartupTaints, c.tmpl.StartupTaints}} {
 		got, want := render(pair.got), render(pair.want)
 		if !slices.Equal(got, want) {
-			v.report(Violation{Rule: RuleTaints, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonNodeClaimTaints, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"%s %v, but its NodePool's are %v", pair.what, got, want)})
 		}
 	}
@@ -504,7 +504,7 @@ func (v *verifier) checkTaints(c *vclaim) {
 func (v *verifier) checkLabels(c *vclaim) {
 	nc := c.nc
 	bad := func(format string, args ...any) {
-		v.report(Violation{Rule: RuleLabels, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
+		v.report(Violation{Code: scheduler.ReasonNodeClaimLabels, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	labels := v.normalisedLabels(nc.Labels, "")
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
@@ -553,7 +553,7 @@ func (v *verifier) checkRequests(c *vclaim) {
 		if len(ds.names) > 0 {
 			msg += fmt.Sprintf(" plus DaemonSets %v on %s %v = %v", ds.names, c.chosen.Name, ds.requests, want)
 		}
-		v.report(Violation{Rule: RuleRequests, NodeClaim: c.nc.Name, Message: msg})
+		v.report(Violation{Code: scheduler.ReasonNodeClaimRequests, NodeClaim: c.nc.Name, Message: msg})
 	}
 }
 
@@ -569,7 +569,7 @@ func (v *verifier) checkMinValues(c *vclaim) {
 		}
 		vals, _, ok := v.launchValues(c, r.Key())
 		if ok && len(vals) < r.MinValues() {
-			v.report(Violation{Rule: RuleMinValues, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonMinValues, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"the options offer %d value(s) of %s %v, the NodePool asks minValues %d", len(vals), r.Key(), vals, r.MinValues())})
 		}
 	}
@@ -595,7 +595,7 @@ func (v *verifier) checkLimits() {
 			limit := t.Limits[rn]
 			if u := used[rn]; u.Cmp(limit) > 0 {
 				existing := t.existing[rn]
-				v.report(Violation{Rule: RuleLimits, NodePool: name, Message: fmt.Sprintf(
+				v.report(Violation{Code: scheduler.ReasonLimits, NodePool: name, Message: fmt.Sprintf(
 					"%s: existing nodes (%s) plus %d NodeClaim(s) at their largest option use %s, over the limit %s",
 					rn, existing.String(), len(t.claims), u.String(), limit.String())})
 			}
@@ -630,7 +630,7 @@ func (v *verifier) checkReservations() {
 			}
 		}
 		slices.SortFunc(names, cmp.Compare)
-		v.report(Violation{Rule: RuleReservation, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonReservation, Message: fmt.Sprintf(
 			"reservation %s holds %d instance(s), but %d NodeClaims use it: %v", id, v.resCap[id], v.resUsed[id], names)})
 	}
 }

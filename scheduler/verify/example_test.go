@@ -36,7 +36,7 @@ func ExamplePlan() {
 	// Output:
 	// plan from Solve: <nil>
 	// Accounting nodeclaim default-2: NodeClaim has no pods
-	// Fit nodeclaim default-1: 1 option(s) too small for the NodeClaim's pods next to the DaemonSets that run there: small (small: the pods need cpu 3, it has cpu 2)
-	// Requests nodeclaim default-1: requests {cpu 1500m, pods 1}, want the pods' {cpu 3, pods 2}
-	// Requests nodeclaim default-2: requests {cpu 1500m, pods 1}, want the pods' {}
+	// InsufficientResources nodeclaim default-1: 1 option(s) too small for the NodeClaim's pods next to the DaemonSets that run there: small (small: the pods need cpu 3, it has cpu 2)
+	// NodeClaimRequests nodeclaim default-1: requests {cpu 1500m, pods 1}, want the pods' {cpu 3, pods 2}
+	// NodeClaimRequests nodeclaim default-2: requests {cpu 1500m, pods 1}, want the pods' {}
 }

@@ -20,7 +20,7 @@ import (
 // they are validated exactly as Solve validates them.
 //
 // It returns nil when the plan holds, a *Error listing every violation
-// (sorted by rule, NodePool, NodeClaim, node, pod, message) when it does
+// (sorted by code, NodePool, NodeClaim, node, pod, message) when it does
 // not, and any other error for invalid input (a bad option, an invalid
 // NodePool, a nil or duplicate pod, a DaemonSet without a name), as Solve
 // would. It never modifies its arguments.
@@ -37,51 +37,23 @@ func Plan(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetyp
 	return &Error{Violations: slices.CompactFunc(v.out, func(a, b Violation) bool { return a == b })}
 }
 
-// Rule names one family of constraints a plan must hold (see Plan).
-type Rule string
-
-// The rules Plan checks.
-const (
-	RuleAccounting            Rule = "Accounting"
-	RuleSummary               Rule = "Summary"
-	RuleNodePool              Rule = "NodePool"
-	RuleInstanceTypeOptions   Rule = "InstanceTypeOptions"
-	RuleNodeClaimRequirements Rule = "NodeClaimRequirements"
-	RuleOffering              Rule = "Offering"
-	RuleFit                   Rule = "Fit"
-	RuleRequests              Rule = "Requests"
-	RuleLabels                Rule = "Labels"
-	RuleTaints                Rule = "Taints"
-	RulePodRequirements       Rule = "PodRequirements"
-	RuleToleration            Rule = "Toleration"
-	RuleExistingNode          Rule = "ExistingNode"
-	RuleVolumeTopology        Rule = "VolumeTopology"
-	RuleHostPort              Rule = "HostPort"
-	RuleLimits                Rule = "Limits"
-	RuleReservation           Rule = "Reservation"
-	RuleMinValues             Rule = "MinValues"
-	RuleTopologySpread        Rule = "TopologySpread"
-	RulePodAffinity           Rule = "PodAffinity"
-	RulePodAntiAffinity       Rule = "PodAntiAffinity"
-	RuleTopologyDomain        Rule = "TopologyDomain"
-)
-
-// Violation is one broken constraint of a plan. Pod, NodeClaim, Node and
-// NodePool name what it is about ("" when not about one).
+// Violation is one broken constraint of a plan. Code names the constraint
+// in the vocabulary pod errors use (scheduler.ReasonCode); Pod, NodeClaim,
+// Node and NodePool name what it is about ("" when not about one).
 type Violation struct {
-	Rule      Rule   `json:"rule"`
-	Pod       string `json:"pod,omitempty"`
-	NodeClaim string `json:"nodeClaim,omitempty"`
-	Node      string `json:"node,omitempty"`
-	NodePool  string `json:"nodePool,omitempty"`
-	Message   string `json:"message"`
+	Code      scheduler.ReasonCode `json:"code"`
+	Pod       string               `json:"pod,omitempty"`
+	NodeClaim string               `json:"nodeClaim,omitempty"`
+	Node      string               `json:"node,omitempty"`
+	NodePool  string               `json:"nodePool,omitempty"`
+	Message   string               `json:"message"`
 }
 
-// String renders the violation on one line: `Rule [nodeclaim X] [node Y]
-// [pod Z]: message`.
+// String renders the violation on one line: `Code [nodepool P] [nodeclaim
+// X] [node Y] [pod Z]: message`.
 func (v Violation) String() string {
 	var b strings.Builder
-	b.WriteString(string(v.Rule))
+	b.WriteString(string(v.Code))
 	for _, part := range [][2]string{{"nodepool", v.NodePool}, {"nodeclaim", v.NodeClaim}, {"node", v.Node}, {"pod", v.Pod}} {
 		if part[1] != "" {
 			fmt.Fprintf(&b, " %s %s", part[0], part[1])
@@ -93,7 +65,7 @@ func (v Violation) String() string {
 }
 
 func compareViolations(a, b Violation) int {
-	return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.NodePool, b.NodePool), cmp.Compare(a.NodeClaim, b.NodeClaim),
+	return cmp.Or(cmp.Compare(a.Code, b.Code), cmp.Compare(a.NodePool, b.NodePool), cmp.Compare(a.NodeClaim, b.NodeClaim),
 		cmp.Compare(a.Node, b.Node), cmp.Compare(a.Pod, b.Pod), cmp.Compare(a.Message, b.Message))
 }
 
@@ -112,17 +84,17 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Rules returns the distinct rules violated, sorted.
-func (e *Error) Rules() []Rule {
-	var out []Rule
+// Codes returns the distinct codes of the constraints violated, sorted.
+func (e *Error) Codes() []scheduler.ReasonCode {
+	var out []scheduler.ReasonCode
 	for _, v := range e.Violations {
-		out = append(out, v.Rule)
+		out = append(out, v.Code)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// Has reports whether some violation breaks rule.
-func (e *Error) Has(rule Rule) bool {
-	return slices.ContainsFunc(e.Violations, func(v Violation) bool { return v.Rule == rule })
+// Has reports whether some violation has code.
+func (e *Error) Has(code scheduler.ReasonCode) bool {
+	return slices.ContainsFunc(e.Violations, func(v Violation) bool { return v.Code == code })
 }

@@ -231,7 +231,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 		name    string
 		input   func(t *testing.T) planInput
 		corrupt func(t *testing.T, in *planInput, res *scheduler.Result)
-		want    []verify.Rule
+		want    []scheduler.ReasonCode
 	}{
 		{
 			name:  "pod moved to a NodeClaim it does not fit",
@@ -242,7 +242,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				from.Pods = from.Pods[1:]
 				to.Pods = append(to.Pods, pod)
 			},
-			want: []verify.Rule{verify.RuleFit, verify.RuleRequests},
+			want: []scheduler.ReasonCode{scheduler.ReasonInsufficient, scheduler.ReasonNodeClaimRequests},
 		},
 		{
 			name:  "pod dropped",
@@ -250,7 +250,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[0].Pods = res.NodeClaims[0].Pods[1:]
 			},
-			want: []verify.Rule{verify.RuleAccounting, verify.RuleRequests, verify.RuleSummary},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting, scheduler.ReasonNodeClaimRequests, scheduler.ReasonSummary},
 		},
 		{
 			name:  "pod twice",
@@ -258,7 +258,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[1].Pods = append(res.NodeClaims[1].Pods, res.NodeClaims[0].Pods[0])
 			},
-			want: []verify.Rule{verify.RuleAccounting},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting},
 		},
 		{
 			name:  "pod that is not an input",
@@ -266,7 +266,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.PodErrors = append(res.PodErrors, scheduler.PodError{Pod: "default/ghost"})
 			},
-			want: []verify.Rule{verify.RuleAccounting},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting},
 		},
 		{
 			name: "zone changed",
@@ -274,7 +274,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return onePodInput(t, testutil.Pod("pinned").NodeSelector(requirements.LabelTopologyZone, "z1"))
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.NodeClaims[0].Zone = "z2" },
-			want:    []verify.Rule{verify.RuleLabels, verify.RuleOffering},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNoOffering, scheduler.ReasonNodeClaimLabels},
 		},
 		{
 			name:  "untolerated taint",
@@ -282,7 +282,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[0].Taints = []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 			},
-			want: []verify.Rule{verify.RuleTaints, verify.RuleToleration},
+			want: []scheduler.ReasonCode{scheduler.ReasonNodeClaimTaints, scheduler.ReasonTaint},
 		},
 		{
 			name:  "spread skew broken",
@@ -295,7 +295,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				require.Len(t, zones, 3, "precondition: one pod per zone")
 				rehome(claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z2" }), "z1")
 			},
-			want: []verify.Rule{verify.RuleTopologySpread},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologySpread},
 		},
 		{
 			name:  "zone left open under a zone spread",
@@ -304,7 +304,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc := claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z1" })
 				setExpr(nc, requirements.LabelTopologyZone, "z1", "z2")
 			},
-			want: []verify.Rule{verify.RuleTopologyDomain},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologyDomain},
 		},
 		{
 			name: "limit exceeded",
@@ -316,7 +316,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, in *planInput, _ *scheduler.Result) {
 				in.pools = []nodepool.NodePool{testutil.NodePool("default").Limit(corev1.ResourceCPU, "6").Obj()}
 			},
-			want: []verify.Rule{verify.RuleLimits},
+			want: []scheduler.ReasonCode{scheduler.ReasonLimits},
 		},
 		{
 			name:  "instance type that is not the cheapest",
@@ -329,7 +329,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc.Zone, nc.CapacityType = it.Offerings[0].Zone, it.Offerings[0].CapacityType
 				res.Summary.PricePerHour = nc.Price
 			},
-			want: []verify.Rule{verify.RuleOffering},
+			want: []scheduler.ReasonCode{scheduler.ReasonNoOffering},
 		},
 		{
 			name:  "option too small",
@@ -340,7 +340,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc.InstanceTypeOptions = append([]string{"small"}, nc.InstanceTypeOptions...)
 				setExpr(nc, requirements.LabelInstanceType, nc.InstanceTypeOptions...)
 			},
-			want: []verify.Rule{verify.RuleFit},
+			want: []scheduler.ReasonCode{scheduler.ReasonInsufficient},
 		},
 		{
 			name:  "options not sorted",
@@ -351,13 +351,13 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				i := slices.Index(o, "default")
 				o[0], o[i] = o[i], o[0]
 			},
-			want: []verify.Rule{verify.RuleInstanceTypeOptions},
+			want: []scheduler.ReasonCode{scheduler.ReasonInstanceTypeOptions},
 		},
 		{
 			name:    "unknown NodePool",
 			input:   func(t *testing.T) planInput { return onePodInput(t, testutil.Pod("plain")) },
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.NodeClaims[0].NodePool = "nope" },
-			want:    []verify.Rule{verify.RuleNodePool},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNoNodePool},
 		},
 		{
 			name: "static NodePool",
@@ -369,7 +369,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				res.NodeClaims[0].Labels[requirements.LabelNodePool] = "fixed"
 				setExpr(&res.NodeClaims[0], requirements.LabelNodePool, "fixed")
 			},
-			want: []verify.Rule{verify.RuleNodePool},
+			want: []scheduler.ReasonCode{scheduler.ReasonNoNodePool},
 		},
 		{
 			name: "pod's node selector not implied",
@@ -382,7 +382,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				setExpr(nc, "team", "b")
 				nc.Labels["team"] = "b"
 			},
-			want: []verify.Rule{verify.RulePodRequirements},
+			want: []scheduler.ReasonCode{scheduler.ReasonIncompatible},
 		},
 		{
 			name: "requirements outside the NodePool's",
@@ -391,19 +391,19 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 					testutil.NodePool("default").Requirement(requirements.LabelTopologyZone, corev1.NodeSelectorOpIn, "z1").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { rehome(&res.NodeClaims[0], "z2") },
-			want:    []verify.Rule{verify.RuleNodeClaimRequirements},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNodeClaimRequirements},
 		},
 		{
 			name:    "requests inconsistent",
 			input:   func(t *testing.T) planInput { return onePodInput(t, testutil.Pod("small").CPU("100m")) },
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { addRequests(&res.NodeClaims[0], "1", 0) },
-			want:    []verify.Rule{verify.RuleRequests},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNodeClaimRequests},
 		},
 		{
 			name:    "summary inconsistent",
 			input:   packedInput,
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.Summary.PricePerHour++ },
-			want:    []verify.Rule{verify.RuleSummary},
+			want:    []scheduler.ReasonCode{scheduler.ReasonSummary},
 		},
 		{
 			name: "minValues unmet",
@@ -422,7 +422,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				}
 				nc.Labels[requirements.LabelInstanceType] = nc.InstanceType
 			},
-			want: []verify.Rule{verify.RuleMinValues},
+			want: []scheduler.ReasonCode{scheduler.ReasonMinValues},
 		},
 		{
 			name: "existing node overcommitted",
@@ -430,7 +430,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("fits").CPU("500m").Obj(), testutil.Pod("big").CPU("1500m").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/big", "node-a") },
-			want:    []verify.Rule{verify.RuleFit},
+			want:    []scheduler.ReasonCode{scheduler.ReasonInsufficient},
 		},
 		{
 			name: "existing node's labels do not satisfy the pod",
@@ -438,7 +438,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("z2").CPU("100m").NodeSelector(requirements.LabelTopologyZone, "z2").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/z2", "node-a") },
-			want:    []verify.Rule{verify.RulePodRequirements},
+			want:    []scheduler.ReasonCode{scheduler.ReasonIncompatible},
 		},
 		{
 			name: "existing node unknown",
@@ -446,7 +446,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("big").CPU("1500m").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/big", "node-x") },
-			want:    []verify.Rule{verify.RuleExistingNode, verify.RuleSummary},
+			want:    []scheduler.ReasonCode{scheduler.ReasonExistingNode, scheduler.ReasonSummary},
 		},
 		{
 			name: "inverse anti-affinity of a bound pod",
@@ -458,7 +458,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return in
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/web", "node-a") },
-			want:    []verify.Rule{verify.RulePodAntiAffinity},
+			want:    []scheduler.ReasonCode{scheduler.ReasonPodAntiAffinity},
 		},
 		{
 			name: "host ports clash",
@@ -469,7 +469,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 					})}
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { mergeClaims(t, res) },
-			want:    []verify.Rule{verify.RuleHostPort},
+			want:    []scheduler.ReasonCode{scheduler.ReasonHostPort},
 		},
 		{
 			name: "hostname anti-affinity violated",
@@ -481,7 +481,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 					})}
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { mergeClaims(t, res) },
-			want:    []verify.Rule{verify.RulePodAntiAffinity},
+			want:    []scheduler.ReasonCode{scheduler.ReasonPodAntiAffinity},
 		},
 		{
 			name: "pod affinity broken",
@@ -505,7 +505,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				res.Summary.NodeClaims++
 				res.Summary.PricePerHour += split.Price
 			},
-			want: []verify.Rule{verify.RulePodAffinity},
+			want: []scheduler.ReasonCode{scheduler.ReasonPodAffinity},
 		},
 		{
 			name: "volume zone not honoured",
@@ -520,7 +520,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				require.Equal(t, "z2", res.NodeClaims[0].Zone, "precondition")
 				rehome(&res.NodeClaims[0], "z1")
 			},
-			want: []verify.Rule{verify.RuleVolumeTopology},
+			want: []scheduler.ReasonCode{scheduler.ReasonVolumeTopology},
 		},
 		{
 			name: "DaemonSet host port on an option",
@@ -545,7 +545,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				}
 				delete(nc.Labels, requirements.LabelArch)
 			},
-			want: []verify.Rule{verify.RuleHostPort},
+			want: []scheduler.ReasonCode{scheduler.ReasonHostPort},
 		},
 		{
 			name: "reservation used twice",
@@ -564,7 +564,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				copied.Name, copied.Pods = other.Name, other.Pods
 				*other = copied
 			},
-			want: []verify.Rule{verify.RuleReservation},
+			want: []scheduler.ReasonCode{scheduler.ReasonReservation},
 		},
 	}
 	for _, tt := range tests {
@@ -574,15 +574,15 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			res := in.solve(t)
 			tt.corrupt(t, &in, &res)
 			err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...)
-			var got []verify.Rule
+			var got []scheduler.ReasonCode
 			var ve *verify.Error
 			if errors.As(err, &ve) {
-				got = ve.Rules()
+				got = ve.Codes()
 			} else if err != nil {
 				t.Fatalf("Verify: want a *Error, got %v", err)
 			}
 			if diff := gocmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("violated rules (-want +got):\n%s\n%v", diff, err)
+				t.Errorf("violated codes (-want +got):\n%s\n%v", diff, err)
 			}
 		})
 	}
@@ -646,9 +646,9 @@ func TestVerifyDeterministic(t *testing.T) {
 	var ve *verify.Error
 	require.ErrorAs(t, first, &ve)
 	if !slices.IsSortedFunc(ve.Violations, func(a, b verify.Violation) int {
-		return strings.Compare(string(a.Rule)+"\x00"+a.NodeClaim+"\x00"+a.Pod, string(b.Rule)+"\x00"+b.NodeClaim+"\x00"+b.Pod)
+		return strings.Compare(string(a.Code)+"\x00"+a.NodeClaim+"\x00"+a.Pod, string(b.Code)+"\x00"+b.NodeClaim+"\x00"+b.Pod)
 	}) {
-		t.Errorf("violations are not sorted by rule, NodeClaim and pod:\n%v", first)
+		t.Errorf("violations are not sorted by code, NodeClaim and pod:\n%v", first)
 	}
 }
 

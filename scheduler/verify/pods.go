@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // checkPlacements checks every placed pod against its node (rules 3, 4).
@@ -35,26 +36,26 @@ func (v *verifier) checkPlacements() {
 func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 	at := Violation{NodeClaim: c.nc.Name, Pod: p.name}
 	if len(p.alts) == 0 {
-		v.report(with(at, RulePodRequirements, "the pod's node requirements match no node: %s", p.altsWhy))
+		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node requirements match no node: %s", p.altsWhy))
 	} else if key, eff, want, ok := v.impliedByClaim(c, p.alts); !ok {
-		v.report(with(at, RulePodRequirements, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
+		v.report(with(at, scheduler.ReasonIncompatible, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
 	}
 	if t, bad := untoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
-		v.report(with(at, RuleToleration, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
+		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
 	switch {
 	case err != nil:
-		v.report(with(at, RuleVolumeTopology, "the pod's volumes cannot be placed: %v", err))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the pod's volumes cannot be placed: %v", err))
 	case alts != nil:
 		if key, eff, want, ok := v.impliedByClaim(c, alts); !ok {
-			v.report(with(at, RuleVolumeTopology, "on %s the NodeClaim allows %s (chosen zone %s), the pod's volumes require %s", key, eff, c.nc.Zone, want))
+			v.report(with(at, scheduler.ReasonVolumeTopology, "on %s the NodeClaim allows %s (chosen zone %s), the pod's volumes require %s", key, eff, c.nc.Zone, want))
 		}
 	}
 }
 
-func with(at Violation, rule Rule, format string, args ...any) Violation {
-	at.Rule, at.Message = rule, fmt.Sprintf(format, args...)
+func with(at Violation, code scheduler.ReasonCode, format string, args ...any) Violation {
+	at.Code, at.Message = code, fmt.Sprintf(format, args...)
 	return at
 }
 
@@ -99,24 +100,24 @@ func (v *verifier) checkOnNode(p *vpod, n *vnode) {
 	at := Violation{Node: n.name, Pod: p.name}
 	unschedulable := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
 	if n.node.Spec.Unschedulable && !corehelpers.TolerationsTolerateTaint(logr.Discard(), p.pod.Spec.Tolerations, &unschedulable, true) {
-		v.report(with(at, RuleExistingNode, "the node is cordoned (spec.unschedulable)"))
+		v.report(with(at, scheduler.ReasonExistingNode, "the node is cordoned (spec.unschedulable)"))
 	}
 	ok, err := p.matchesNode(n.name, n.labels)
 	switch {
 	case err != nil:
-		v.report(with(at, RulePodRequirements, "the pod's node affinity cannot be evaluated: %v", err))
+		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node affinity cannot be evaluated: %v", err))
 	case !ok:
-		v.report(with(at, RulePodRequirements, "the node's labels do not satisfy the pod's node requirements%s", labelMismatch(p.alts, n.labels)))
+		v.report(with(at, scheduler.ReasonIncompatible, "the node's labels do not satisfy the pod's node requirements%s", labelMismatch(p.alts, n.labels)))
 	}
 	if t, bad := untoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
-		v.report(with(at, RuleToleration, "the pod does not tolerate the node's taint %s", t.ToString()))
+		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the node's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
 	switch {
 	case err != nil:
-		v.report(with(at, RuleVolumeTopology, "the pod's volumes cannot be placed: %v", err))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the pod's volumes cannot be placed: %v", err))
 	case alts != nil && !slices.ContainsFunc(alts, func(a requirements.Requirements) bool { return a.Matches(n.labels) }):
-		v.report(with(at, RuleVolumeTopology, "the node's labels satisfy none of the pod's volume topologies%s", labelMismatch(alts, n.labels)))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the node's labels satisfy none of the pod's volume topologies%s", labelMismatch(alts, n.labels)))
 	}
 }
 
@@ -216,7 +217,7 @@ func (v *verifier) checkExistingNodes() {
 			need.add(p.requests)
 		}
 		if short := need.short(free); len(short) > 0 {
-			v.report(Violation{Rule: RuleFit, Node: n.name, Message: fmt.Sprintf("the new pods need %s, the node has %s free after its bound pods and DaemonSets",
+			v.report(Violation{Code: scheduler.ReasonInsufficient, Node: n.name, Message: fmt.Sprintf("the new pods need %s, the node has %s free after its bound pods and DaemonSets",
 				need.describe(short), free.describe(short))})
 		}
 		v.checkPodPorts(n, Violation{Node: n.name}, held)
@@ -239,7 +240,7 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 		for _, hp := range p.ports {
 			for _, h := range held {
 				if hostPortsClash(hp, h.port) {
-					v.report(with(Violation{NodeClaim: at.NodeClaim, Node: at.Node, Pod: p.name}, RuleHostPort,
+					v.report(with(Violation{NodeClaim: at.NodeClaim, Node: at.Node, Pod: p.name}, scheduler.ReasonHostPort,
 						"host port %s clashes with %s of %s", hp, h.port, h.by))
 				}
 			}
