@@ -47,43 +47,20 @@ type pool struct {
 	noTypesDS bool // noTypes because DaemonSet overhead fits no type
 }
 
-// hostPort is one (ip, port, protocol) a pod holds on its node.
+// hostPort is one (ip, port, protocol) a pod holds on its node. The rules
+// on host ports are package nodepool's, shared with scheduler/verify:
+// podHostPorts and portsConflict are the solver's names for them.
 type hostPort = nodepool.HostPort
 
+// portsConflict returns the first port of a that clashes with one of b
+// (nodepool.HostPortClash).
 func portsConflict(a, b []hostPort) (hostPort, bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Port == y.Port && x.Protocol == y.Protocol && (x.IP == y.IP || x.IP == "0.0.0.0" || y.IP == "0.0.0.0" || x.IP == "::" || y.IP == "::") {
-				return x, true
-			}
-		}
-	}
-	return hostPort{}, false
+	x, _, clash := nodepool.HostPortClash(a, b)
+	return x, clash
 }
 
-func podHostPorts(spec *corev1.PodSpec) []hostPort {
-	var out []hostPort
-	add := func(cs []corev1.Container) {
-		for _, c := range cs {
-			for _, p := range c.Ports {
-				if p.HostPort <= 0 {
-					continue
-				}
-				hp := hostPort{IP: p.HostIP, Port: p.HostPort, Protocol: p.Protocol}
-				if hp.IP == "" {
-					hp.IP = "0.0.0.0"
-				}
-				if hp.Protocol == "" {
-					hp.Protocol = corev1.ProtocolTCP
-				}
-				out = append(out, hp)
-			}
-		}
-	}
-	add(spec.InitContainers)
-	add(spec.Containers)
-	return out
-}
+// podHostPorts returns the host ports a pod holds (nodepool.PodHostPorts).
+func podHostPorts(spec *corev1.PodSpec) []hostPort { return nodepool.PodHostPorts(spec) }
 
 // pending is one pending pod.
 type pending struct {

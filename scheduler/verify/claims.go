@@ -299,7 +299,7 @@ func (v *verifier) optionFit(c *vclaim, it *instancetypes.InstanceType) string {
 func (v *verifier) optionPorts(c *vclaim, it *instancetypes.InstanceType) string {
 	ds := v.daemons(c.tmpl, it)
 	for _, p := range c.pods {
-		if a, b, clash := firstClash(p.ports, ds.ports); clash {
+		if a, b, clash := nodepool.HostPortClash(p.ports, ds.ports); clash {
 			return fmt.Sprintf("pod %s's host port %s clashes with %s of DaemonSets %v", p.name, a, b, ds.names)
 		}
 	}

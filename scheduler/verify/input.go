@@ -176,7 +176,7 @@ func (v *verifier) addPending(pods []*corev1.Pod) error {
 func (v *verifier) newPod(p *corev1.Pod) *vpod {
 	ns := kube.Namespace(p.Namespace)
 	vp := &vpod{name: ns + "/" + p.Name, namespace: ns, pod: p, requests: vresOf(podrequests.OfPod(p)),
-		ports: verifyHostPorts(&p.Spec)}
+		ports: nodepool.PodHostPorts(&p.Spec)}
 	vp.alts, vp.altsWhy = v.podAlternatives(p)
 	vp.affinity = v.normalisedAffinity(p)
 	return vp

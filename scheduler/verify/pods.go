@@ -239,7 +239,7 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 		}
 		for _, hp := range p.ports {
 			for _, h := range held {
-				if hostPortsClash(hp, h.port) {
+				if hp.Clashes(h.port) {
 					v.report(with(Violation{NodeClaim: at.NodeClaim, Node: at.Node, Pod: p.name}, scheduler.ReasonHostPort,
 						"host port %s clashes with %s of %s", hp, h.port, h.by))
 				}
