@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -337,13 +336,51 @@ func seedOf(pods []*corev1.Pod, pools []nodepool.NodePool) uint64 {
 func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 
 // prepareExisting builds the existing nodes and the topology view of the
-// pods bound to them.
+// pods bound to them. It returns the pods of nodes being deleted, which
+// need a new home, as pending pods.
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
 	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
-	nodes := slices.Clone(s.cfg.nodes)
-	slices.SortStableFunc(nodes, func(a, b *corev1.Node) int {
-		ai, bi := nodeInitialized(a), nodeInitialized(b)
+	for i, n := range initialisedFirst(s.cfg.nodes) {
+		if n.DeletionTimestamp != nil {
+			deleting[n.Name] = true
+			continue
+		}
+		en := s.newExistingNode(i, n)
+		byName[n.Name] = en
+		s.existing = append(s.existing, en)
+	}
+	var eps []topology.ExistingPod
+	var resched []*corev1.Pod
+	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
+	for _, bp := range s.cfg.boundPods {
+		if kube.IsGone(bp) {
+			continue
+		}
+		if deleting[bp.Spec.NodeName] {
+			// A pod of a node being deleted needs a new home, unless its
+			// DaemonSet goes with the node.
+			if len(kube.DaemonSetOwners(bp)) == 0 {
+				p := bp.DeepCopy()
+				p.Spec.NodeName = ""
+				resched = append(resched, p)
+			}
+			continue
+		}
+		if en, ok := byName[bp.Spec.NodeName]; ok {
+			eps = append(eps, s.holdBoundPod(en, bp, dsRunning))
+		}
+	}
+	s.expectDaemonSets(dsRunning)
+	return eps, resched, nil
+}
+
+// initialisedFirst returns the nodes, initialised ones first
+// (nodepool.IsInitialized), each part by name.
+func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
+	out := slices.Clone(nodes)
+	slices.SortStableFunc(out, func(a, b *corev1.Node) int {
+		ai, bi := nodepool.IsInitialized(a), nodepool.IsInitialized(b)
 		if ai != bi {
 			if ai {
 				return -1
@@ -352,143 +389,69 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	for i, n := range nodes {
-		if n.DeletionTimestamp != nil {
-			deleting[n.Name] = true
-			continue
+	return out
+}
+
+// newExistingNode prepares one existing node that is not being deleted:
+// its labels and effective taints as nodepool reads them, its NodePool,
+// and its allocatable (capacity when none is reported).
+func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
+	en := &existingNode{idx: i, name: n.Name, node: n, labels: nodepool.NodeLabels(n, s.schema)}
+	en.reqs = s.schema.FromLabels(en.labels)
+	var startup []corev1.Taint
+	for _, p := range s.pools {
+		if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
+			en.pool, startup = p, p.tmpl.StartupTaints
 		}
-		en := &existingNode{idx: i, name: n.Name, node: n, labels: map[string]string{}}
-		for k, v := range n.Labels {
-			en.labels[s.schema.Normalize(k)] = v
-		}
-		if _, ok := en.labels[requirements.LabelHostname]; !ok {
-			en.labels[requirements.LabelHostname] = n.Name
-		}
-		en.reqs = s.schema.FromLabels(en.labels)
-		for _, p := range s.pools {
-			if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
-				en.pool = p
-			}
-		}
-		en.taints = effectiveTaints(n, en.pool)
-		alloc := n.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.Status.Capacity
-		}
-		en.free, _ = s.dims.Vector(alloc)
-		// Topology counts the node with the taints that keep pods off it, as
-		// placement does (startup and ephemeral taints of a node still
-		// initialising are not among them).
-		en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
-		en.notReady = n.Spec.Unschedulable
-		byName[n.Name] = en
-		s.existing = append(s.existing, en)
 	}
-	var eps []topology.ExistingPod
-	var resched []*corev1.Pod
-	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
-	for _, bp := range s.cfg.boundPods {
-		if bp.Status.Phase == corev1.PodSucceeded || bp.Status.Phase == corev1.PodFailed || bp.DeletionTimestamp != nil {
-			continue
-		}
-		if deleting[bp.Spec.NodeName] {
-			// A pod of a node being deleted needs a new home, unless its
-			// DaemonSet goes with the node.
-			if !slices.ContainsFunc(bp.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "DaemonSet" }) {
-				p := bp.DeepCopy()
-				p.Spec.NodeName = ""
-				resched = append(resched, p)
-			}
-			continue
-		}
-		en, ok := byName[bp.Spec.NodeName]
-		if !ok {
-			continue
-		}
-		v, _ := s.dims.Vector(podrequests.OfPod(bp))
-		en.free = en.free.Sub(v)
-		en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
-		for _, o := range bp.OwnerReferences {
-			if o.Kind == "DaemonSet" {
-				if dsRunning[en.name] == nil {
-					dsRunning[en.name] = map[string]bool{}
-				}
-				dsRunning[en.name][kube.Key(bp.Namespace, o.Name)] = true
-			}
-		}
-		ep := topology.ExistingPod{Namespace: kube.Namespace(bp.Namespace), Labels: bp.Labels, Node: en.topo}
-		if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
-			ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-		}
-		eps = append(eps, ep)
+	en.taints = nodepool.EffectiveTaints(n, startup)
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
 	}
-	// DaemonSet pods that should run on a node but are not there yet.
+	en.free, _ = s.dims.Vector(alloc)
+	// Topology counts the node with the taints that keep pods off it, as
+	// placement does (startup and ephemeral taints of a node still
+	// initialising are not among them).
+	en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
+	en.notReady = n.Spec.Unschedulable
+	return en
+}
+
+// holdBoundPod takes a bound pod's requests and host ports off its node,
+// notes which DaemonSets already run there, and returns the pod as
+// topology sees it.
+func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, dsRunning map[string]map[string]bool) topology.ExistingPod {
+	v, _ := s.dims.Vector(podrequests.OfPod(bp))
+	en.free = en.free.Sub(v)
+	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
+	for _, name := range kube.DaemonSetOwners(bp) {
+		if dsRunning[en.name] == nil {
+			dsRunning[en.name] = map[string]bool{}
+		}
+		dsRunning[en.name][kube.Key(bp.Namespace, name)] = true
+	}
+	ep := topology.ExistingPod{Namespace: kube.Namespace(bp.Namespace), Labels: bp.Labels, Node: en.topo}
+	if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return ep
+}
+
+// expectDaemonSets takes off every existing node the requests and host
+// ports of the DaemonSets that run there (nodepool.DaemonSet.RunsOn, on
+// the node's effective taints: a startup taint delays the pod, it does not
+// keep it away) but have no pod there yet.
+func (s *solver) expectDaemonSets(dsRunning map[string]map[string]bool) {
 	for _, en := range s.existing {
 		for i, ds := range s.daemonSets {
 			if dsRunning[en.name][kube.Key(ds.Namespace(), ds.Name())] {
 				continue
 			}
-			if dsRunsOnNode(ds, en) {
+			if ds.RunsOn(en.labels, en.taints) {
 				en.free = en.free.Sub(s.dsVecs[i])
 				en.ports = append(en.ports, ds.HostPorts()...)
 			}
 		}
 	}
-	return eps, resched, nil
-}
-
-// dsRunsOnNode reports whether a DaemonSet's pod runs on an existing node:
-// it tolerates the taints the node keeps once initialised (a startup taint
-// delays the pod, it does not keep it away) and one of its node constraints
-// matches the node's labels.
-func dsRunsOnNode(ds nodepool.DaemonSet, en *existingNode) bool {
-	if _, bad := requirements.UntoleratedTaint(en.taints, ds.Tolerations()); bad {
-		return false
-	}
-	return slices.ContainsFunc(ds.Alternatives(), func(alt requirements.Requirements) bool { return alt.Matches(en.labels) })
-}
-
-func nodeInitialized(n *corev1.Node) bool {
-	if _, managed := n.Labels[requirements.LabelNodePool]; !managed {
-		return true // unmanaged nodes are treated as initialized
-	}
-	return n.Labels[requirements.LabelNodeInitialized] == "true"
-}
-
-// effectiveTaints returns the taints that keep new pods off an existing node.
-// On a Karpenter node that has not finished initialising, its NodePool's
-// startup taints and the well-known ephemeral taints are expected to go away.
-func effectiveTaints(n *corev1.Node, p *pool) []corev1.Taint {
-	if nodeInitialized(n) {
-		return n.Spec.Taints
-	}
-	var out []corev1.Taint
-	for _, t := range n.Spec.Taints {
-		if isEphemeralTaint(t) {
-			continue
-		}
-		if p != nil && slices.ContainsFunc(p.tmpl.StartupTaints, func(st corev1.Taint) bool {
-			return st.Key == t.Key && st.Effect == t.Effect && (st.Value == "" || st.Value == t.Value)
-		}) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-func isEphemeralTaint(t corev1.Taint) bool {
-	switch {
-	case t.Key == corev1.TaintNodeNotReady && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute):
-		return true
-	case t.Key == corev1.TaintNodeUnreachable && t.Effect == corev1.TaintEffectNoSchedule:
-		return true
-	case t.Key == "node.cloudprovider.kubernetes.io/uninitialized" && t.Value == "true" && t.Effect == corev1.TaintEffectNoSchedule:
-		return true
-	case t.Key == "karpenter.sh/unregistered" && t.Effect == corev1.TaintEffectNoExecute:
-		return true
-	case strings.HasPrefix(t.Key, "readiness.k8s.io/"):
-		return true
-	}
-	return false
 }

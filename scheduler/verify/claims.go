@@ -147,10 +147,10 @@ func (v *verifier) claimLabels(c *vclaim) map[string]string {
 	nc := c.nc
 	out := map[string]string{}
 	if c.chosen != nil {
-		maps.Copy(out, v.normalisedLabels(c.chosen.Labels, ""))
+		maps.Copy(out, v.schema.NormalizeLabels(c.chosen.Labels))
 	}
 	maps.Copy(out, c.reqs.Labels())
-	maps.Copy(out, v.normalisedLabels(nc.Labels, ""))
+	maps.Copy(out, v.schema.NormalizeLabels(nc.Labels))
 	set := func(k, val string) {
 		if val != "" {
 			out[k] = val
@@ -506,7 +506,7 @@ func (v *verifier) checkLabels(c *vclaim) {
 	bad := func(format string, args ...any) {
 		v.report(Violation{Code: scheduler.ReasonNodeClaimLabels, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
 	}
-	labels := v.normalisedLabels(nc.Labels, "")
+	labels := v.schema.NormalizeLabels(nc.Labels)
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		val := labels[k]
 		if eff := v.effective(c, k); !eff.Has(val) {

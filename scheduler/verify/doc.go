@@ -10,9 +10,14 @@
 // constraint from Kubernetes and Karpenter semantics with the public
 // building blocks: the requirements algebra, nodepool templates and
 // DaemonSets, internal/podrequests, instancetypes, topology.Volumes for a
-// pod's volume claims, component-helpers for tolerations and node
-// affinity, and apimachinery label selectors. It shares no placement,
-// topology tracking or finalisation with Solve.
+// pod's volume claims, component-helpers for node affinity, and
+// apimachinery label selectors. It shares no placement, topology tracking
+// or finalisation with Solve; the rules both must read alike are written
+// once, below both: the host ports a pod holds and which clash, an
+// existing node's effective taints and labels, which DaemonSets run on it,
+// and the limits check (package nodepool); taints against tolerations
+// (requirements); bound pods that are gone and DaemonSet-owned pods
+// (internal/kube).
 //
 // The pending pods are the pods given plus the pods bound to an existing
 // node that is being deleted (but for DaemonSet pods, terminal pods and pods

@@ -81,7 +81,7 @@ type vnode struct {
 	claim  *vclaim
 	node   *corev1.Node
 	labels map[string]string // normalised; hostname set
-	taints []corev1.Taint    // the taints new pods must tolerate (see nodeTaints)
+	taints []corev1.Taint    // the taints new pods must tolerate (nodepool.EffectiveTaints)
 	pods   []*vpod           // bound and placed
 }
 
@@ -273,8 +273,12 @@ func (v *verifier) addExisting() error {
 		if n.DeletionTimestamp != nil {
 			continue
 		}
-		vn := &vnode{name: n.Name, node: n, labels: v.normalisedLabels(n.Labels, n.Name)}
-		vn.taints = v.nodeTaints(vn)
+		vn := &vnode{name: n.Name, node: n, labels: nodepool.NodeLabels(n, v.schema)}
+		var startup []corev1.Taint
+		if t, ok := v.tmpls[vn.labels[requirements.LabelNodePool]]; ok {
+			startup = t.StartupTaints
+		}
+		vn.taints = nodepool.EffectiveTaints(n, startup)
 		v.nodes = append(v.nodes, vn)
 		v.nodeIdx[n.Name] = vn
 	}
@@ -283,7 +287,7 @@ func (v *verifier) addExisting() error {
 		if p == nil {
 			return &scheduler.InputError{Field: "bound pods", Index: i, Message: "nil pod"}
 		}
-		if isGone(p) {
+		if kube.IsGone(p) {
 			continue
 		}
 		if n, ok := v.given[p.Spec.NodeName]; ok && n.DeletionTimestamp != nil {
@@ -313,10 +317,8 @@ func (v *verifier) addExisting() error {
 // replaces the node, A51/B-140), unless it is a DaemonSet's pod, which goes
 // with its node.
 func (v *verifier) reschedule(p *corev1.Pod) error {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return nil
-		}
+	if len(kube.DaemonSetOwners(p)) > 0 {
+		return nil
 	}
 	q := p.DeepCopy()
 	q.Spec.NodeName = ""
@@ -329,12 +331,6 @@ func (v *verifier) reschedule(p *corev1.Pod) error {
 	return nil
 }
 
-// isGone reports whether a bound pod no longer holds its node: it finished
-// or is being deleted.
-func isGone(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil
-}
-
 // existingUse sums the capacity of the pool's existing nodes (every node
 // given, deleting or not) and counts them under "nodes".
 func (v *verifier) existingUse(pool string) corev1.ResourceList {
@@ -342,37 +338,13 @@ func (v *verifier) existingUse(pool string) corev1.ResourceList {
 	count := int64(0)
 	for _, name := range slices.Sorted(maps.Keys(v.given)) {
 		n := v.given[name]
-		if v.normalisedLabels(n.Labels, "")[requirements.LabelNodePool] != pool {
+		if v.schema.NormalizeLabels(n.Labels)[requirements.LabelNodePool] != pool {
 			continue
 		}
 		count++
 		addList(out, n.Status.Capacity)
 	}
 	out[nodepool.ResourceNodes] = *resource.NewQuantity(count, resource.DecimalSI)
-	return out
-}
-
-// normalisedLabels rewrites deprecated keys to their stable ones (a stable
-// key already present wins) and sets kubernetes.io/hostname to hostname
-// when the labels lack it (hostname "" leaves it unset).
-func (v *verifier) normalisedLabels(raw map[string]string, hostname string) map[string]string {
-	out := make(map[string]string, len(raw)+1)
-	keys := slices.Sorted(maps.Keys(raw))
-	for _, k := range keys {
-		if v.schema.Normalize(k) == k {
-			out[k] = raw[k]
-		}
-	}
-	for _, k := range keys {
-		if n := v.schema.Normalize(k); n != k {
-			if _, ok := out[n]; !ok {
-				out[n] = raw[k]
-			}
-		}
-	}
-	if _, ok := out[requirements.LabelHostname]; !ok && hostname != "" {
-		out[requirements.LabelHostname] = hostname
-	}
 	return out
 }
 

@@ -3,13 +3,10 @@ package verify
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corehelpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
@@ -40,7 +37,7 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 	} else if key, eff, want, ok := v.impliedByClaim(c, p.alts); !ok {
 		v.report(with(at, scheduler.ReasonIncompatible, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
 	}
-	if t, bad := untoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
+	if t, bad := requirements.UntoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
 		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
@@ -87,19 +84,11 @@ func (v *verifier) implies(c *vclaim, alt requirements.Requirements) (string, re
 	return "", requirements.Requirement{}, requirements.Requirement{}, true
 }
 
-// untoleratedTaint returns the first NoSchedule or NoExecute taint no
-// toleration tolerates (component-helpers' matching).
-func untoleratedTaint(taints []corev1.Taint, tolerations []corev1.Toleration) (corev1.Taint, bool) {
-	return corehelpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, tolerations, func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	}, true)
-}
-
 // checkOnNode checks one pod placed on an existing node.
 func (v *verifier) checkOnNode(p *vpod, n *vnode) {
 	at := Violation{Node: n.name, Pod: p.name}
 	unschedulable := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
-	if n.node.Spec.Unschedulable && !corehelpers.TolerationsTolerateTaint(logr.Discard(), p.pod.Spec.Tolerations, &unschedulable, true) {
+	if n.node.Spec.Unschedulable && !requirements.Tolerates(p.pod.Spec.Tolerations, &unschedulable) {
 		v.report(with(at, scheduler.ReasonExistingNode, "the node is cordoned (spec.unschedulable)"))
 	}
 	ok, err := p.matchesNode(n.name, n.labels)
@@ -109,7 +98,7 @@ func (v *verifier) checkOnNode(p *vpod, n *vnode) {
 	case !ok:
 		v.report(with(at, scheduler.ReasonIncompatible, "the node's labels do not satisfy the pod's node requirements%s", labelMismatch(p.alts, n.labels)))
 	}
-	if t, bad := untoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
+	if t, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
 		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the node's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
@@ -136,47 +125,6 @@ func labelMismatch(alts []requirements.Requirements, labels map[string]string) s
 		}
 	}
 	return ""
-}
-
-// nodeTaints returns the taints a new pod must tolerate on an existing
-// node: all of them, but on a Karpenter node that has not finished
-// initialising, its NodePool's startup taints and the ephemeral taints are
-// expected to go away.
-func (v *verifier) nodeTaints(n *vnode) []corev1.Taint {
-	pool, managed := n.labels[requirements.LabelNodePool]
-	if !managed || n.labels[requirements.LabelNodeInitialized] == "true" {
-		return n.node.Spec.Taints
-	}
-	var startup []corev1.Taint
-	if t, ok := v.tmpls[pool]; ok {
-		startup = t.StartupTaints
-	}
-	var out []corev1.Taint
-	for _, t := range n.node.Spec.Taints {
-		if ephemeralTaint(t) || slices.ContainsFunc(startup, func(s corev1.Taint) bool {
-			return s.Key == t.Key && s.Effect == t.Effect && (s.Value == "" || s.Value == t.Value)
-		}) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// ephemeralTaint reports the taints a node carries only while it starts
-// (Karpenter's list, B-079).
-func ephemeralTaint(t corev1.Taint) bool {
-	switch {
-	case t.Key == corev1.TaintNodeNotReady:
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	case t.Key == corev1.TaintNodeUnreachable:
-		return t.Effect == corev1.TaintEffectNoSchedule
-	case t.Key == "node.cloudprovider.kubernetes.io/uninitialized":
-		return t.Value == "true" && t.Effect == corev1.TaintEffectNoSchedule
-	case t.Key == "karpenter.sh/unregistered":
-		return t.Effect == corev1.TaintEffectNoExecute
-	}
-	return strings.HasPrefix(t.Key, "readiness.k8s.io/")
 }
 
 // checkExistingNodes checks resources and host ports on every existing
@@ -251,26 +199,17 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 	}
 }
 
-// expectedDaemons returns the DaemonSets that would run on an existing
-// node (the taints it keeps once initialised tolerated, one of their node
-// constraints matched by its labels) and have no pod bound there yet: their
-// requests are still to come (on a node still initialising, as soon as its
-// startup taints are gone).
+// expectedDaemons returns the DaemonSets that run on an existing node
+// (nodepool.DaemonSet.RunsOn its labels and effective taints) and have no
+// pod bound there yet: their requests are still to come (on a node still
+// initialising, as soon as its startup taints are gone).
 func (v *verifier) expectedDaemons(n *vnode) []nodepool.DaemonSet {
 	var out []nodepool.DaemonSet
 	for _, ds := range v.dss {
-		if _, bad := untoleratedTaint(v.nodeTaints(n), ds.Tolerations()); bad {
-			continue
-		}
-		if !slices.ContainsFunc(ds.Alternatives(), func(a requirements.Requirements) bool { return a.Matches(n.labels) }) {
-			continue
-		}
 		running := slices.ContainsFunc(n.pods, func(p *vpod) bool {
-			return p.bound && p.namespace == ds.Namespace() && slices.ContainsFunc(p.pod.OwnerReferences, func(o metav1.OwnerReference) bool {
-				return o.Kind == "DaemonSet" && o.Name == ds.Name()
-			})
+			return p.bound && p.namespace == ds.Namespace() && slices.Contains(kube.DaemonSetOwners(p.pod), ds.Name())
 		})
-		if !running {
+		if !running && ds.RunsOn(n.labels, n.taints) {
 			out = append(out, ds)
 		}
 	}

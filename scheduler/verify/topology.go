@@ -253,7 +253,7 @@ func (v *verifier) spreadEligible(p *vpod, n *vnode, key string, honorAffinity, 
 		}
 	}
 	if honorTaints {
-		if _, bad := untoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
+		if _, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
 			return false
 		}
 	}
@@ -277,7 +277,7 @@ func (v *verifier) poolDomains(p *vpod, key string, honorAffinity, honorTaints b
 			continue
 		}
 		if honorTaints {
-			if _, bad := untoleratedTaint(t.Taints, p.pod.Spec.Tolerations); bad {
+			if _, bad := requirements.UntoleratedTaint(t.Taints, p.pod.Spec.Tolerations); bad {
 				continue
 			}
 		}
@@ -555,7 +555,7 @@ func (v *verifier) possibleDomains(c *vclaim, key string) ([]string, bool) {
 		}
 		return vals, len(vals) == 1
 	}
-	if val, ok := v.normalisedLabels(c.nc.Labels, "")[key]; ok {
+	if val, ok := v.schema.NormalizeLabels(c.nc.Labels)[key]; ok {
 		return []string{val}, true
 	}
 	r := v.effective(c, key)
