@@ -12,7 +12,7 @@
 //	decode.go, v1beta1.go  bytes → NodePool (Decode, DecodeAll), strict
 //	validate.go            NodePool → field errors (Validate)
 //	template.go            NodePool → Template (NewTemplate, Templates, Order)
-//	limits.go              limits on node capacity (Remaining, FitsLimits)
+//	limits.go              limits on node capacity (Usage, Remaining, Exceeded, FitsLimits)
 //	daemonset.go           DaemonSet → overhead per template and instance type
 //	hostports.go           the host ports a pod holds, and which clash
 //	node.go                an existing node: initialised, effective taints, labels

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -37,7 +36,8 @@ type pool struct {
 	limited   bool
 	remaining binpack.Vec // per limited dimension; math.MaxInt64 where unlimited
 	limitDims []int
-	nodesLeft int // -1: no nodes limit
+	overLimit bool // over the limit of a resource no type has: nothing fits
+	nodesLeft int  // -1: no nodes limit
 	minValues []requirements.Requirement
 	claims    int
 	buckets   []*bucket
@@ -231,27 +231,17 @@ func (s *solver) daemonOverhead(p *pool) {
 	})
 }
 
-// poolLimits computes what the pool may still launch: limits minus the
-// capacity of its existing nodes.
+// poolLimits derives the pool's per-dimension form of the limits rule
+// (nodepool.Exceeded): remaining is the template's Remaining after its
+// existing nodes' Usage, in the catalog's integer units, and withinLimits
+// and charge test and spend it on capacity vectors. A limited resource no
+// instance type has is 0 on every type, so it is exceeded only when the
+// pool is already over it, and then by every type (overLimit).
 func (s *solver) poolLimits(p *pool) {
 	if len(p.tmpl.Limits) == 0 {
 		return
 	}
-	used := corev1.ResourceList{}
-	nodes := int64(0)
-	for _, n := range s.cfg.nodes {
-		if n.Labels[requirements.LabelNodePool] != p.tmpl.Name {
-			continue
-		}
-		nodes++
-		for name, q := range n.Status.Capacity {
-			sum := used[name]
-			sum.Add(q)
-			used[name] = sum
-		}
-	}
-	used[nodepool.ResourceNodes] = *resource.NewQuantity(nodes, resource.DecimalSI)
-	rem := p.tmpl.Remaining(used)
+	rem := p.tmpl.Remaining(p.tmpl.Usage(s.cfg.nodes))
 	for i := range p.remaining {
 		p.remaining[i] = math.MaxInt64
 	}
@@ -262,7 +252,10 @@ func (s *solver) poolLimits(p *pool) {
 		}
 		d, ok := s.dims.Index(name)
 		if !ok {
-			continue // no type has the resource: it can never be exceeded
+			if q.Sign() < 0 {
+				p.limited, p.overLimit = true, true
+			}
+			continue
 		}
 		p.limited = true
 		p.limitDims = append(p.limitDims, d)
@@ -294,6 +287,9 @@ func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
 func (p *pool) withinLimits(capNew, capOld *binpack.Vec) bool {
 	if !p.limited {
 		return true
+	}
+	if p.overLimit {
+		return false
 	}
 	for _, d := range p.limitDims {
 		if capNew[d]-capOld[d] > p.remaining[d] {

@@ -236,3 +236,22 @@ func TestDaemonSetOnInitialisingNodeCounts(t *testing.T) {
 		t.Errorf("existing %v, NodeClaims %d: want the pod on a new NodeClaim (node-a keeps 1 cpu for the agent)", res.ExistingNodes, len(res.NodeClaims))
 	}
 }
+
+// NodePool default is limited to 1 example.com/fpga and its existing node
+// already has 2, a resource no instance type of the catalog has. Karpenter
+// launches nothing more from a pool over any of its limits (every type
+// exceeds a negative remainder, nodepool.Exceeded); the solver skipped a
+// limited resource no type has and planned a NodeClaim that verify.Plan
+// reported as LimitsExceeded.
+func TestSolverBugOverLimitOnResourceNoTypeHas(t *testing.T) {
+	node := testutil.Node("old").Label(requirements.LabelNodePool, "default").Capacity("example.com/fpga", "2").Obj()
+	res := requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{testutil.NodePool("default").Limit("example.com/fpga", "1").Obj()},
+		pods:  []*corev1.Pod{testutil.Pod("app").CPU("100m").Obj()},
+		opts:  []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil)},
+	})
+	if len(res.NodeClaims) != 0 || len(res.PodErrors) != 1 || res.PodErrors[0].Code != scheduler.ReasonLimits {
+		t.Errorf("NodeClaims %v, pod errors %v; want no NodeClaim and the pod unplaced for LimitsExceeded", res.NodeClaims, res.PodErrors)
+	}
+}

@@ -575,30 +575,28 @@ func (v *verifier) checkMinValues(c *vclaim) {
 	}
 }
 
-// checkLimits checks every limited NodePool that gets NodeClaims: its
-// existing nodes' capacity plus each NodeClaim's largest option stays
-// within its limits.
+// checkLimits checks every limited NodePool that gets NodeClaims with the
+// limits rule (nodepool.Exceeded): the NodeClaims together, each at its
+// largest option and counting one node, fit in what the limits leave after
+// the pool's existing nodes.
 func (v *verifier) checkLimits() {
 	for _, name := range slices.Sorted(maps.Keys(v.tmpls)) {
 		t := v.tmpls[name]
 		if len(t.Limits) == 0 || len(t.claims) == 0 {
 			continue
 		}
-		used := t.existing.DeepCopy()
+		launched := corev1.ResourceList{}
 		for _, c := range t.claims {
-			addList(used, maxCapacity(c.options))
+			addList(launched, maxCapacity(c.options))
 		}
-		nodes := used[nodepool.ResourceNodes]
-		nodes.Add(*resource.NewQuantity(int64(len(t.claims)), resource.DecimalSI))
-		used[nodepool.ResourceNodes] = nodes
-		for _, rn := range slices.Sorted(maps.Keys(t.Limits)) {
-			limit := t.Limits[rn]
-			if u := used[rn]; u.Cmp(limit) > 0 {
-				existing := t.existing[rn]
-				v.report(Violation{Code: scheduler.ReasonLimits, NodePool: name, Message: fmt.Sprintf(
-					"%s: existing nodes (%s) plus %d NodeClaim(s) at their largest option use %s, over the limit %s",
-					rn, existing.String(), len(t.claims), u.String(), limit.String())})
-			}
+		launched[nodepool.ResourceNodes] = *resource.NewQuantity(int64(len(t.claims)), resource.DecimalSI)
+		for _, rn := range nodepool.Exceeded(t.Remaining(t.existing), launched) {
+			existing, limit := t.existing[rn], t.Limits[rn]
+			total := existing.DeepCopy()
+			total.Add(launched[rn])
+			v.report(Violation{Code: scheduler.ReasonLimits, NodePool: name, Message: fmt.Sprintf(
+				"%s: existing nodes (%s) plus %d NodeClaim(s) at their largest option use %s, over the limit %s",
+				rn, existing.String(), len(t.claims), total.String(), limit.String())})
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -53,7 +52,7 @@ type vtemplate struct {
 	nodepool.Template
 	claims []*vclaim
 	// existing is what the pool's existing nodes hold against its limits:
-	// their capacity and, under "nodes", their number.
+	// their capacity and, under "nodes", their number (Template.Usage).
 	existing corev1.ResourceList
 	usable   []*instancetypes.InstanceType
 	hasUsed  bool
@@ -308,7 +307,7 @@ func (v *verifier) addExisting() error {
 	slices.SortStableFunc(v.bound, func(a, b *vpod) int { return cmp.Compare(a.name, b.name) })
 	slices.SortFunc(v.pending, func(a, b *vpod) int { return cmp.Compare(a.name, b.name) })
 	for _, t := range v.tmpls {
-		t.existing = v.existingUse(t.Name)
+		t.existing = t.Usage(v.in.Nodes)
 	}
 	return nil
 }
@@ -329,23 +328,6 @@ func (v *verifier) reschedule(p *corev1.Pod) error {
 	v.byName[vp.name] = vp
 	v.pending = append(v.pending, vp)
 	return nil
-}
-
-// existingUse sums the capacity of the pool's existing nodes (every node
-// given, deleting or not) and counts them under "nodes".
-func (v *verifier) existingUse(pool string) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	count := int64(0)
-	for _, name := range slices.Sorted(maps.Keys(v.given)) {
-		n := v.given[name]
-		if v.schema.NormalizeLabels(n.Labels)[requirements.LabelNodePool] != pool {
-			continue
-		}
-		count++
-		addList(out, n.Status.Capacity)
-	}
-	out[nodepool.ResourceNodes] = *resource.NewQuantity(count, resource.DecimalSI)
-	return out
 }
 
 // daemons returns the DaemonSets that run on a node of tmpl (nil: an
