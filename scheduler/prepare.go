@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -98,12 +99,25 @@ type existingNode struct {
 	notReady bool
 }
 
-// prepare builds pools, existing nodes and pod classes.
+// preparePools builds the DaemonSets and the pools, in the order of pools.
 func (s *solver) preparePools(pools []nodepool.NodePool) error {
 	tmpls, err := nodepool.Templates(pools, s.schema)
 	if err != nil {
 		return err
 	}
+	if err := s.prepareDaemonSets(); err != nil {
+		return err
+	}
+	for i, t := range tmpls {
+		p := s.newPool(i, t)
+		p.reqID = s.reqs.intern(p.reqs, p)
+		s.pools = append(s.pools, p)
+	}
+	return nil
+}
+
+// prepareDaemonSets parses the DaemonSets and their request vectors.
+func (s *solver) prepareDaemonSets() error {
 	var dss []nodepool.DaemonSet
 	for _, d := range s.cfg.daemonSets {
 		ds, err := nodepool.NewDaemonSet(d, s.schema)
@@ -123,67 +137,66 @@ func (s *solver) preparePools(pools []nodepool.NodePool) error {
 		}
 		s.dsVecs[i] = v
 	}
-	n := s.idx.Len()
-	for i, t := range tmpls {
-		p := &pool{idx: i, tmpl: t, nodesLeft: -1}
-		p.types = s.idx.Filter(t.Requirements)
-		if key, empty := t.Requirements.Empty(); empty {
-			p.types = binpack.NewTypeSet(n)
-			p.noTypes = fmt.Sprintf("requirement on %s cannot be met", key)
-		}
-		p.usable = make([]binpack.Vec, n)
-		p.ds = make([]binpack.Vec, n)
-		p.dsSets = make([][]int, n)
-		before := p.types.Count()
-		s.daemonOverhead(p)
-		if before > 0 && p.types.IsEmpty() {
-			p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
-			p.noTypesDS = true
-		}
-		for _, tt := range t.Taints {
-			if tt.Effect == corev1.TaintEffectPreferNoSchedule {
-				p.preferNo = true
-			}
-		}
-		for r := range t.Requirements.All() {
-			if r.MinValues() > 0 {
-				p.minValues = append(p.minValues, r)
-			}
-		}
-		s.poolLimits(p)
-		// Zones and capacity types the pool's types offer.
-		zones, cts := map[string]bool{}, map[string]bool{}
-		p.types.Each(func(ti int) bool {
-			for _, o := range s.idx.Type(ti).Offerings {
-				if !o.Unavailable && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
-					t.Requirements.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
-					t.Requirements.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
-					zones[o.Zone] = true
-					cts[o.CapacityType] = true
-				}
-			}
-			return true
-		})
-		for z := range zones {
-			p.zones = append(p.zones, z)
-		}
-		for c := range cts {
-			p.cts = append(p.cts, c)
-		}
-		slices.Sort(p.zones)
-		slices.Sort(p.cts)
-		p.reqs = t.Requirements
-		if len(p.zones) > 0 {
-			p.reqs = p.reqs.Add(requirements.In(requirements.LabelTopologyZone, p.zones...),
-				requirements.In(requirements.LabelCapacityType, p.cts...))
-		}
-		if p.types.IsEmpty() && p.noTypes == "" {
-			p.noTypes = "no instance type satisfies the NodePool's requirements"
-		}
-		p.reqID = s.reqs.intern(p.reqs, p)
-		s.pools = append(s.pools, p)
-	}
 	return nil
+}
+
+// newPool prepares one NodePool's template for placement: its usable
+// types and their DaemonSet overhead, its preferences, minValues and
+// limits, and its requirements narrowed to what its types offer.
+func (s *solver) newPool(i int, t nodepool.Template) *pool {
+	n := s.idx.Len()
+	p := &pool{idx: i, tmpl: t, nodesLeft: -1}
+	p.types = s.idx.Filter(t.Requirements)
+	if key, empty := t.Requirements.Empty(); empty {
+		p.types = binpack.NewTypeSet(n)
+		p.noTypes = fmt.Sprintf("requirement on %s cannot be met", key)
+	}
+	p.usable = make([]binpack.Vec, n)
+	p.ds = make([]binpack.Vec, n)
+	p.dsSets = make([][]int, n)
+	before := p.types.Count()
+	s.daemonOverhead(p)
+	if before > 0 && p.types.IsEmpty() {
+		p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
+		p.noTypesDS = true
+	}
+	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
+	for r := range t.Requirements.All() {
+		if r.MinValues() > 0 {
+			p.minValues = append(p.minValues, r)
+		}
+	}
+	s.poolLimits(p)
+	s.poolOfferings(p)
+	if p.types.IsEmpty() && p.noTypes == "" {
+		p.noTypes = "no instance type satisfies the NodePool's requirements"
+	}
+	return p
+}
+
+// poolOfferings sets the zones and capacity types the pool's types offer
+// under its requirements, and narrows its requirements to them.
+func (s *solver) poolOfferings(p *pool) {
+	reqs := p.tmpl.Requirements
+	zones, cts := map[string]bool{}, map[string]bool{}
+	p.types.Each(func(ti int) bool {
+		for _, o := range s.idx.Type(ti).Offerings {
+			if !o.Unavailable && reqs.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
+				reqs.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
+				reqs.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
+				zones[o.Zone] = true
+				cts[o.CapacityType] = true
+			}
+		}
+		return true
+	})
+	p.zones = slices.Sorted(maps.Keys(zones))
+	p.cts = slices.Sorted(maps.Keys(cts))
+	p.reqs = reqs
+	if len(p.zones) > 0 {
+		p.reqs = p.reqs.Add(requirements.In(requirements.LabelTopologyZone, p.zones...),
+			requirements.In(requirements.LabelCapacityType, p.cts...))
+	}
 }
 
 // daemonOverhead computes, per instance type, the DaemonSets of the pool that

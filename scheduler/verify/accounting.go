@@ -29,7 +29,36 @@ func (v *verifier) run() {
 // account checks that every pending pod appears exactly once and attaches
 // each placed pod (at its first appearance) to its node.
 func (v *verifier) account() {
-	where := map[string][]string{}
+	where := map[string][]string{} // pod → where the plan lists it
+	v.accountClaims(where)
+	for _, np := range v.plan.ExistingNodes {
+		vn := v.placementNode(np)
+		for _, name := range np.Pods {
+			where[name] = append(where[name], "existing node "+np.Name)
+			if p := v.byName[name]; p != nil && p.host == nil && vn != nil {
+				p.host = vn
+				vn.pods = append(vn.pods, p)
+			}
+		}
+	}
+	for _, pe := range v.plan.PodErrors {
+		where[pe.Pod] = append(where[pe.Pod], "podErrors")
+	}
+	// Pods in name order on every node, whatever the order of the input
+	// and of the plan's lists, so that every message is deterministic.
+	for _, n := range v.nodes {
+		slices.SortStableFunc(n.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
+	}
+	for _, c := range v.claims {
+		slices.SortStableFunc(c.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
+		c.node.pods = c.pods
+	}
+	v.checkAppearances(where)
+}
+
+// accountClaims indexes the plan's NodeClaims, checks their names and that
+// each has pods, and attaches their pods.
+func (v *verifier) accountClaims(where map[string][]string) {
 	names := map[string]bool{}
 	for i := range v.plan.NodeClaims {
 		nc := &v.plan.NodeClaims[i]
@@ -56,28 +85,11 @@ func (v *verifier) account() {
 			}
 		}
 	}
-	for _, np := range v.plan.ExistingNodes {
-		vn := v.placementNode(np)
-		for _, name := range np.Pods {
-			where[name] = append(where[name], "existing node "+np.Name)
-			if p := v.byName[name]; p != nil && p.host == nil && vn != nil {
-				p.host = vn
-				vn.pods = append(vn.pods, p)
-			}
-		}
-	}
-	for _, pe := range v.plan.PodErrors {
-		where[pe.Pod] = append(where[pe.Pod], "podErrors")
-	}
-	// Pods in name order on every node, whatever the order of the input
-	// and of the plan's lists, so that every message is deterministic.
-	for _, n := range v.nodes {
-		slices.SortStableFunc(n.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
-	}
-	for _, c := range v.claims {
-		slices.SortStableFunc(c.pods, func(a, b *vpod) int { return strings.Compare(a.name, b.name) })
-		c.node.pods = c.pods
-	}
+}
+
+// checkAppearances checks that every pending pod appears exactly once and
+// that the plan names no other pod.
+func (v *verifier) checkAppearances(where map[string][]string) {
 	for _, p := range v.pending {
 		switch n := len(where[p.name]); {
 		case n == 0:
