@@ -23,8 +23,8 @@ func TestInitContainerHostPorts(t *testing.T) {
 	}{{name: "init container", wantClaims: 1}, {name: "sidecar", sidecar: true, wantClaims: 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			pods := replicas(2, func(i int) *corev1.Pod {
-				p := testutil.Pod(replicaName("agent", i)).CPU("100m").InitContainer("setup", "10m", "16Mi", tc.sidecar).Obj()
+			pods := testutil.Replicas(2, func(i int) *corev1.Pod {
+				p := testutil.Pod(testutil.ReplicaName("agent", i)).CPU("100m").InitContainer("setup", "10m", "16Mi", tc.sidecar).Obj()
 				p.Spec.InitContainers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: 8080}}
 				return p
 			})

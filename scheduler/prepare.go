@@ -2,8 +2,8 @@ package scheduler
 
 import (
 	"fmt"
-	"maps"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strings"

@@ -8,7 +8,6 @@ package scheduler_test
 import (
 	"encoding/json"
 	"os"
-	"strconv"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -64,17 +63,6 @@ func reservedCatalog(t *testing.T) instancetypes.Catalog {
 	return cat
 }
 
-// replicas builds n pods named by build.
-func replicas(n int, build func(i int) *corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, n)
-	for i := range out {
-		out[i] = build(i)
-	}
-	return out
-}
-
-func replicaName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }
-
 // web selects the app=web pods.
 func web() map[string]string { return map[string]string{"app": "web"} }
 
@@ -98,8 +86,8 @@ func TestSolverBugSpreadReservedDomain(t *testing.T) {
 	res := requireVerifies(t, planInput{
 		cat:   reservedCatalog(t),
 		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(8, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("1").
+		pods: testutil.Replicas(8, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("1").
 				Spread(requirements.LabelCapacityType, 1, corev1.DoNotSchedule, web()).
 				PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 		}),
@@ -125,8 +113,8 @@ func TestSolverBugSpreadDroppedNodeClaim(t *testing.T) {
 			testutil.NodePool("np-0").Weight(77).Requirement(requirements.LabelInstanceType, corev1.NodeSelectorOpExists).MinValues(2).Obj(),
 			testutil.NodePool("np-1").Weight(51).Obj(),
 		},
-		pods: replicas(4, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").Memory("1Gi").
+		pods: testutil.Replicas(4, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").Memory("1Gi").
 				Spread(requirements.LabelCapacityType, 1, corev1.DoNotSchedule, web()).Obj()
 		}),
 		opts: []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil), scheduler.WithMaxInstanceTypeOptions(1)},
@@ -146,8 +134,8 @@ func TestSolverBugSpreadHonorTaintsUninitialized(t *testing.T) {
 	requireVerifies(t, planInput{
 		cat:   kCatalog(t),
 		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(3, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").SpreadConstraint(corev1.TopologySpreadConstraint{
+		pods: testutil.Replicas(3, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").SpreadConstraint(corev1.TopologySpreadConstraint{
 				MaxSkew: 1, TopologyKey: requirements.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
 				LabelSelector: &metav1.LabelSelector{MatchLabels: web()}, NodeTaintsPolicy: &honor}).Obj()
 		}),

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -87,24 +86,14 @@ func (in planInput) solve(t *testing.T) scheduler.Result {
 	return res
 }
 
-func replicas(n int, build func(i int) *corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, n)
-	for i := range out {
-		out[i] = build(i)
-	}
-	return out
-}
-
-func replicaName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }
-
 // web selects the app=web pods.
 func web() map[string]string { return map[string]string{"app": "web"} }
 
 // bases are the inputs corruption cases start from, all on Catalog K.
 func spreadInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(3, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("1").
+		pods: testutil.Replicas(3, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("1").
 				Spread(requirements.LabelTopologyZone, 1, corev1.DoNotSchedule, web()).
 				PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 		})}
@@ -112,7 +101,7 @@ func spreadInput(t *testing.T) planInput {
 
 func packedInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(4, func(i int) *corev1.Pod { return testutil.Pod(replicaName("api", i)).CPU("1500m").Obj() })}
+		pods: testutil.Replicas(4, func(i int) *corev1.Pod { return testutil.Pod(testutil.ReplicaName("api", i)).CPU("1500m").Obj() })}
 }
 
 func onePodInput(t *testing.T, b *testutil.PodBuilder, pools ...nodepool.NodePool) planInput {
@@ -464,8 +453,8 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			name: "host ports clash",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("exporter", i)).CPU("100m").HostPort(9100, corev1.ProtocolTCP).Obj()
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("exporter", i)).CPU("100m").HostPort(9100, corev1.ProtocolTCP).Obj()
 					})}
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { mergeClaims(t, res) },
@@ -475,8 +464,8 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			name: "hostname anti-affinity violated",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").
 							PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 					})}
 			},
@@ -551,8 +540,8 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			name: "reservation used twice",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: reservedCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").
 							PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 					})}
 			},
