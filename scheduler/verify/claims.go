@@ -38,20 +38,10 @@ func (v *verifier) resolveClaims() {
 		v.resolveOptions(c)
 		v.resolveOffering(c)
 	}
-	v.resUsed, v.resCap = map[string]int{}, map[string]int{}
+	v.resUsed, v.resCap = map[string]int{}, v.catalog.ReservationCapacities()
 	for _, c := range v.claims {
 		if c.reservation != "" {
 			v.resUsed[c.reservation]++
-		}
-	}
-	for _, it := range v.catalog.Types() {
-		for _, o := range it.Offerings {
-			if o.ReservationID == "" {
-				continue
-			}
-			if n, ok := v.resCap[o.ReservationID]; !ok || o.ReservationCapacity < n {
-				v.resCap[o.ReservationID] = o.ReservationCapacity
-			}
 		}
 	}
 	for _, c := range v.claims {
