@@ -11,7 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
-// run checks every rule; violations accumulate in v.out.
+// run checks every constraint; violations accumulate in v.out.
 func (v *verifier) run() {
 	v.account()
 	v.resolveClaims()

@@ -158,7 +158,7 @@ func (v *verifier) claimLabels(c *vclaim) map[string]string {
 	return out
 }
 
-// checkClaim checks one NodeClaim on its own (rule 2).
+// checkClaim checks one NodeClaim on its own.
 func (v *verifier) checkClaim(c *vclaim) {
 	v.checkOptions(c)
 	if c.tmpl != nil {

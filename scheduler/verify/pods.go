@@ -12,7 +12,8 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
-// checkPlacements checks every placed pod against its node (rules 3, 4).
+// checkPlacements checks every placed pod against its node, and the host
+// ports on every NodeClaim.
 func (v *verifier) checkPlacements() {
 	for _, p := range v.pending {
 		switch h := p.host; {
