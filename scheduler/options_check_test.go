@@ -16,10 +16,12 @@ import (
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // Caller input that the solver cannot use is an *InputError naming the
-// option and the index, from Solve and Verify alike, never a panic.
+// option and the index, from Solve, Resolve and verify.Plan alike, never a
+// panic.
 func TestOptionInputErrors(t *testing.T) {
 	t.Parallel()
 	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
@@ -69,8 +71,9 @@ func TestOptionInputErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, solveErr := scheduler.Solve(pods, pools, cat, tt.opts...)
-			verifyErr := scheduler.Verify(pods, pools, cat, scheduler.Result{}, tt.opts...)
-			for _, err := range []error{solveErr, verifyErr} {
+			_, resolveErr := scheduler.Resolve(tt.opts...)
+			verifyErr := verify.Plan(pods, pools, cat, scheduler.Result{}, tt.opts...)
+			for _, err := range []error{solveErr, resolveErr, verifyErr} {
 				if tt.want == nil {
 					continue
 				}

@@ -21,6 +21,6 @@
 // satisfy the NodePool's requirements, the NodePool's limits and the
 // capacity reservations hold. A claim that fails refuses all its pods.
 //
-// The check is independent of nodeplan's scheduler.Verify: it shares only
-// the manifest reader and the catalog decoder with the library.
+// The check is independent of nodeplan's verify.Plan (scheduler/verify): it
+// shares only the manifest reader and the catalog decoder with the library.
 package kubecheck

@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // resolveClaims looks up each NodeClaim's NodePool, requirements, options
@@ -30,27 +31,17 @@ func (v *verifier) resolveClaims() {
 			if v.static[nc.NodePool] {
 				msg = "the NodePool is static (spec.replicas): it never provisions for pending pods"
 			}
-			v.report(Violation{Rule: RuleNodePool, NodeClaim: nc.Name, NodePool: nc.NodePool, Message: msg})
+			v.report(Violation{Code: scheduler.ReasonNoNodePool, NodeClaim: nc.Name, NodePool: nc.NodePool, Message: msg})
 		}
 		c.reqs = v.claimRequirements(c)
 		c.match = v.matcherFor(c.reqs)
 		v.resolveOptions(c)
 		v.resolveOffering(c)
 	}
-	v.resUsed, v.resCap = map[string]int{}, map[string]int{}
+	v.resUsed, v.resCap = map[string]int{}, v.catalog.ReservationCapacities()
 	for _, c := range v.claims {
 		if c.reservation != "" {
 			v.resUsed[c.reservation]++
-		}
-	}
-	for _, it := range v.catalog.Types() {
-		for _, o := range it.Offerings {
-			if o.ReservationID == "" {
-				continue
-			}
-			if n, ok := v.resCap[o.ReservationID]; !ok || o.ReservationCapacity < n {
-				v.resCap[o.ReservationID] = o.ReservationCapacity
-			}
 		}
 	}
 	for _, c := range v.claims {
@@ -66,7 +57,7 @@ func (v *verifier) claimRequirements(c *vclaim) requirements.Requirements {
 	for i, e := range c.nc.Requirements {
 		r, err := requirements.New(v.schema.Normalize(e.Key), e.Operator, e.Values...)
 		if err != nil {
-			v.report(Violation{Rule: RuleNodeClaimRequirements, NodeClaim: c.nc.Name, Message: fmt.Sprintf("requirements[%d]: %v", i, err)})
+			v.report(Violation{Code: scheduler.ReasonNodeClaimRequirements, NodeClaim: c.nc.Name, Message: fmt.Sprintf("requirements[%d]: %v", i, err)})
 			continue
 		}
 		reqs = append(reqs, r.WithMinValues(e.MinValues))
@@ -77,7 +68,7 @@ func (v *verifier) claimRequirements(c *vclaim) requirements.Requirements {
 func (v *verifier) resolveOptions(c *vclaim) {
 	nc := c.nc
 	bad := func(format string, args ...any) {
-		v.report(Violation{Rule: RuleInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
+		v.report(Violation{Code: scheduler.ReasonInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
 	}
 	seen := map[string]bool{}
 	for _, name := range nc.InstanceTypeOptions {
@@ -96,8 +87,8 @@ func (v *verifier) resolveOptions(c *vclaim) {
 	switch {
 	case len(nc.InstanceTypeOptions) == 0:
 		bad("the NodeClaim lists no instance-type options")
-	case len(nc.InstanceTypeOptions) > v.cfg.maxOptions:
-		bad("%d options, more than the maximum of %d", len(nc.InstanceTypeOptions), v.cfg.maxOptions)
+	case len(nc.InstanceTypeOptions) > v.in.MaxInstanceTypeOptions:
+		bad("%d options, more than the maximum of %d", len(nc.InstanceTypeOptions), v.in.MaxInstanceTypeOptions)
 	}
 	if !seen[nc.InstanceType] {
 		bad("instanceType %s is not among the options", nc.InstanceType)
@@ -129,12 +120,12 @@ func (v *verifier) resolveOffering(c *vclaim) {
 		}
 	}
 	if best == nil {
-		v.report(Violation{Rule: RuleOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonNoOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
 			"%s has no available %s offering in zone %q that satisfies the NodeClaim's requirements", nc.InstanceType, nc.CapacityType, nc.Zone)})
 		return
 	}
 	if best.Price != nc.Price {
-		v.report(Violation{Rule: RuleOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonNoOffering, NodeClaim: nc.Name, Message: fmt.Sprintf(
 			"price %v, but the %s %s offering of %s in %s costs %v", nc.Price, nc.CapacityType, best.ReservationID, nc.InstanceType, nc.Zone, best.Price)})
 	}
 	c.offering, c.reservation = best, best.ReservationID
@@ -146,10 +137,10 @@ func (v *verifier) claimLabels(c *vclaim) map[string]string {
 	nc := c.nc
 	out := map[string]string{}
 	if c.chosen != nil {
-		maps.Copy(out, v.normalisedLabels(c.chosen.Labels, ""))
+		maps.Copy(out, v.schema.NormalizeLabels(c.chosen.Labels))
 	}
 	maps.Copy(out, c.reqs.Labels())
-	maps.Copy(out, v.normalisedLabels(nc.Labels, ""))
+	maps.Copy(out, v.schema.NormalizeLabels(nc.Labels))
 	set := func(k, val string) {
 		if val != "" {
 			out[k] = val
@@ -167,7 +158,7 @@ func (v *verifier) claimLabels(c *vclaim) map[string]string {
 	return out
 }
 
-// checkClaim checks one NodeClaim on its own (rule 2).
+// checkClaim checks one NodeClaim on its own.
 func (v *verifier) checkClaim(c *vclaim) {
 	v.checkOptions(c)
 	if c.tmpl != nil {
@@ -202,7 +193,7 @@ func (v *verifier) checkOptions(c *vclaim) {
 			continue // its only offerings are reservations other NodeClaims use up
 		}
 		if o.Price < prevPrice || (o.Price == prevPrice && it.Name < prevName) {
-			v.report(Violation{Rule: RuleInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonInstanceTypeOptions, NodeClaim: nc.Name, Message: fmt.Sprintf(
 				"options are not sorted cheapest first: %s ($%v) is listed after %s ($%v)", it.Name, o.Price, prevName, prevPrice)})
 		}
 		prevName, prevPrice = it.Name, o.Price
@@ -211,12 +202,12 @@ func (v *verifier) checkOptions(c *vclaim) {
 		}
 	}
 	at := Violation{NodeClaim: nc.Name}
-	labels.report(v, with(at, RuleNodeClaimRequirements, "outside the NodeClaim's requirements"))
-	noOffer.report(v, with(at, RuleOffering, "without an available offering that satisfies the NodeClaim's requirements"))
-	small.report(v, with(at, RuleFit, "too small for the NodeClaim's pods next to the DaemonSets that run there"))
-	ports.report(v, with(at, RuleHostPort, "running a DaemonSet whose host ports clash with the pods'"))
+	labels.report(v, with(at, scheduler.ReasonNodeClaimRequirements, "outside the NodeClaim's requirements"))
+	noOffer.report(v, with(at, scheduler.ReasonNoOffering, "without an available offering that satisfies the NodeClaim's requirements"))
+	small.report(v, with(at, scheduler.ReasonInsufficient, "too small for the NodeClaim's pods next to the DaemonSets that run there"))
+	ports.report(v, with(at, scheduler.ReasonHostPort, "running a DaemonSet whose host ports clash with the pods'"))
 	if cheapest < nc.Price {
-		v.report(with(at, RuleOffering, "the chosen %s at $%v is not the cheapest: option %s at $%v satisfies the requirements",
+		v.report(with(at, scheduler.ReasonNoOffering, "the chosen %s at $%v is not the cheapest: option %s at $%v satisfies the requirements",
 			nc.InstanceType, nc.Price, cheapestAt, cheapest))
 	}
 }
@@ -298,7 +289,7 @@ func (v *verifier) optionFit(c *vclaim, it *instancetypes.InstanceType) string {
 func (v *verifier) optionPorts(c *vclaim, it *instancetypes.InstanceType) string {
 	ds := v.daemons(c.tmpl, it)
 	for _, p := range c.pods {
-		if a, b, clash := firstClash(p.ports, ds.ports); clash {
+		if a, b, clash := nodepool.HostPortClash(p.ports, ds.ports); clash {
 			return fmt.Sprintf("pod %s's host port %s clashes with %s of DaemonSets %v", p.name, a, b, ds.names)
 		}
 	}
@@ -469,7 +460,7 @@ func (v *verifier) checkWithinPool(c *vclaim) {
 	for r := range c.tmpl.Requirements.All() {
 		eff := v.effective(c, r.Key())
 		if !eff.Intersect(r).SameSet(eff) {
-			v.report(Violation{Rule: RuleNodeClaimRequirements, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonNodeClaimRequirements, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"on %s the NodeClaim allows %s, outside its NodePool's %s", r.Key(), eff, r)})
 		}
 	}
@@ -492,7 +483,7 @@ func (v *verifier) checkTaints(c *vclaim) {
 	}{{"taints", c.nc.Taints, c.tmpl.Taints}, {"startup taints", c.nc.StartupTaints, c.tmpl.StartupTaints}} {
 		got, want := render(pair.got), render(pair.want)
 		if !slices.Equal(got, want) {
-			v.report(Violation{Rule: RuleTaints, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonNodeClaimTaints, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"%s %v, but its NodePool's are %v", pair.what, got, want)})
 		}
 	}
@@ -503,9 +494,9 @@ func (v *verifier) checkTaints(c *vclaim) {
 func (v *verifier) checkLabels(c *vclaim) {
 	nc := c.nc
 	bad := func(format string, args ...any) {
-		v.report(Violation{Rule: RuleLabels, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
+		v.report(Violation{Code: scheduler.ReasonNodeClaimLabels, NodeClaim: nc.Name, Message: fmt.Sprintf(format, args...)})
 	}
-	labels := v.normalisedLabels(nc.Labels, "")
+	labels := v.schema.NormalizeLabels(nc.Labels)
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		val := labels[k]
 		if eff := v.effective(c, k); !eff.Has(val) {
@@ -552,14 +543,14 @@ func (v *verifier) checkRequests(c *vclaim) {
 		if len(ds.names) > 0 {
 			msg += fmt.Sprintf(" plus DaemonSets %v on %s %v = %v", ds.names, c.chosen.Name, ds.requests, want)
 		}
-		v.report(Violation{Rule: RuleRequests, NodeClaim: c.nc.Name, Message: msg})
+		v.report(Violation{Code: scheduler.ReasonNodeClaimRequests, NodeClaim: c.nc.Name, Message: msg})
 	}
 }
 
 // checkMinValues checks, under the Strict policy, that the options offer
 // as many distinct values as every minValues of the NodePool asks.
 func (v *verifier) checkMinValues(c *vclaim) {
-	if v.cfg.minValues != MinValuesStrict {
+	if v.in.MinValues != scheduler.MinValuesStrict {
 		return
 	}
 	for r := range c.tmpl.Requirements.All() {
@@ -568,36 +559,34 @@ func (v *verifier) checkMinValues(c *vclaim) {
 		}
 		vals, _, ok := v.launchValues(c, r.Key())
 		if ok && len(vals) < r.MinValues() {
-			v.report(Violation{Rule: RuleMinValues, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
+			v.report(Violation{Code: scheduler.ReasonMinValues, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"the options offer %d value(s) of %s %v, the NodePool asks minValues %d", len(vals), r.Key(), vals, r.MinValues())})
 		}
 	}
 }
 
-// checkLimits checks every limited NodePool that gets NodeClaims: its
-// existing nodes' capacity plus each NodeClaim's largest option stays
-// within its limits.
+// checkLimits checks every limited NodePool that gets NodeClaims with the
+// limits rule (nodepool.Exceeded): the NodeClaims together, each at its
+// largest option and counting one node, fit in what the limits leave after
+// the pool's existing nodes.
 func (v *verifier) checkLimits() {
 	for _, name := range slices.Sorted(maps.Keys(v.tmpls)) {
 		t := v.tmpls[name]
 		if len(t.Limits) == 0 || len(t.claims) == 0 {
 			continue
 		}
-		used := t.existing.DeepCopy()
+		launched := corev1.ResourceList{}
 		for _, c := range t.claims {
-			addList(used, maxCapacity(c.options))
+			addList(launched, maxCapacity(c.options))
 		}
-		nodes := used[nodepool.ResourceNodes]
-		nodes.Add(*resource.NewQuantity(int64(len(t.claims)), resource.DecimalSI))
-		used[nodepool.ResourceNodes] = nodes
-		for _, rn := range slices.Sorted(maps.Keys(t.Limits)) {
-			limit := t.Limits[rn]
-			if u := used[rn]; u.Cmp(limit) > 0 {
-				existing := t.existing[rn]
-				v.report(Violation{Rule: RuleLimits, NodePool: name, Message: fmt.Sprintf(
-					"%s: existing nodes (%s) plus %d NodeClaim(s) at their largest option use %s, over the limit %s",
-					rn, existing.String(), len(t.claims), u.String(), limit.String())})
-			}
+		launched[nodepool.ResourceNodes] = *resource.NewQuantity(int64(len(t.claims)), resource.DecimalSI)
+		for _, rn := range nodepool.Exceeded(t.Remaining(t.existing), launched) {
+			existing, limit := t.existing[rn], t.Limits[rn]
+			total := existing.DeepCopy()
+			total.Add(launched[rn])
+			v.report(Violation{Code: scheduler.ReasonLimits, NodePool: name, Message: fmt.Sprintf(
+				"%s: existing nodes (%s) plus %d NodeClaim(s) at their largest option use %s, over the limit %s",
+				rn, existing.String(), len(t.claims), total.String(), limit.String())})
 		}
 	}
 }
@@ -629,7 +618,7 @@ func (v *verifier) checkReservations() {
 			}
 		}
 		slices.SortFunc(names, cmp.Compare)
-		v.report(Violation{Rule: RuleReservation, Message: fmt.Sprintf(
+		v.report(Violation{Code: scheduler.ReasonReservation, Message: fmt.Sprintf(
 			"reservation %s holds %d instance(s), but %d NodeClaims use it: %v", id, v.resCap[id], v.resUsed[id], names)})
 	}
 }

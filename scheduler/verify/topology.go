@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // vworld is the final plan as topology sees it: every node and every pod
@@ -121,13 +122,13 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 		at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
 		sel, err := selectorOf(c.LabelSelector, p, c.MatchLabelKeys, nil)
 		if err != nil {
-			v.report(with(at, RuleTopologySpread, "spread on %s: invalid label selector: %v", key, err))
+			v.report(with(at, scheduler.ReasonTopologySpread, "spread on %s: invalid label selector: %v", key, err))
 			continue
 		}
 		w.mark(p, key, "the DoNotSchedule spread of pod "+p.name)
 		dom, ok := p.host.labels[key]
 		if !ok {
-			v.report(with(at, RuleTopologySpread, "spread on %s: the pod's node has no %s label", key, key))
+			v.report(with(at, scheduler.ReasonTopologySpread, "spread on %s: the pod's node has no %s label", key, key))
 			continue
 		}
 		g := v.spreadGroup(w, p, c, key, sel)
@@ -146,7 +147,7 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 			if key == requirements.LabelHostname {
 				minDom = "(a new node)"
 			}
-			v.report(with(at, RuleTopologySpread, "spread on %s (selector %s, maxSkew %d): domain %s holds %d matching pods, the least loaded eligible domain %s holds %d",
+			v.report(with(at, scheduler.ReasonTopologySpread, "spread on %s (selector %s, maxSkew %d): domain %s holds %d matching pods, the least loaded eligible domain %s holds %d",
 				key, sel, c.MaxSkew, dom, own, minDom, least))
 		}
 	}
@@ -252,7 +253,7 @@ func (v *verifier) spreadEligible(p *vpod, n *vnode, key string, honorAffinity, 
 		}
 	}
 	if honorTaints {
-		if _, bad := untoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
+		if _, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
 			return false
 		}
 	}
@@ -276,7 +277,7 @@ func (v *verifier) poolDomains(p *vpod, key string, honorAffinity, honorTaints b
 			continue
 		}
 		if honorTaints {
-			if _, bad := untoleratedTaint(t.Taints, p.pod.Spec.Tolerations); bad {
+			if _, bad := requirements.UntoleratedTaint(t.Taints, p.pod.Spec.Tolerations); bad {
 				continue
 			}
 		}
@@ -410,12 +411,12 @@ func (w *vworld) pickedBy(t vterm) []*vpod {
 func (t vterm) String() string { return fmt.Sprintf("%s selecting %s", t.key, t.sel) }
 
 // resolveTerms resolves a pod's required terms, reporting invalid ones.
-func (v *verifier) resolveTerms(p *vpod, rule Rule, terms []corev1.PodAffinityTerm) []vterm {
+func (v *verifier) resolveTerms(p *vpod, code scheduler.ReasonCode, terms []corev1.PodAffinityTerm) []vterm {
 	var out []vterm
 	for i, t := range terms {
 		vt, err := v.affinityTerm(t, p)
 		if err != nil {
-			v.report(with(Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}, rule, "required term %d: %v", i, err))
+			v.report(with(Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}, code, "required term %d: %v", i, err))
 			continue
 		}
 		out = append(out, vt)
@@ -435,11 +436,11 @@ func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 		return
 	}
 	at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
-	terms := v.resolveTerms(p, RulePodAffinity, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+	terms := v.resolveTerms(p, scheduler.ReasonPodAffinity, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
 	for _, t := range terms {
 		w.mark(p, t.key, "the required pod affinity of pod "+p.name)
 		if _, ok := p.host.labels[t.key]; !ok {
-			v.report(with(at, RulePodAffinity, "the pod's node has no %s label", t.key))
+			v.report(with(at, scheduler.ReasonPodAffinity, "the pod's node has no %s label", t.key))
 			return
 		}
 	}
@@ -468,7 +469,7 @@ func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 	}
 	self := !slices.ContainsFunc(terms, func(t vterm) bool { return !t.matches(p) })
 	if anywhere || !self {
-		v.report(with(at, RulePodAffinity, "no other pod matching the pod's required affinity is in its domain %s=%s (term %s); %d matching pod(s) elsewhere",
+		v.report(with(at, scheduler.ReasonPodAffinity, "no other pod matching the pod's required affinity is in its domain %s=%s (term %s); %d matching pod(s) elsewhere",
 			missing.key, p.host.labels[missing.key], missing, len(others)))
 	}
 }
@@ -481,7 +482,7 @@ func (v *verifier) checkPodAntiAffinity(w *vworld, p *vpod) {
 		return
 	}
 	at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
-	for _, t := range v.resolveTerms(p, RulePodAntiAffinity, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
+	for _, t := range v.resolveTerms(p, scheduler.ReasonPodAntiAffinity, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) {
 		w.mark(p, t.key, "the required anti-affinity of pod "+p.name)
 		dom, ok := p.host.labels[t.key]
 		var clash []string
@@ -496,7 +497,7 @@ func (v *verifier) checkPodAntiAffinity(w *vworld, p *vpod) {
 		}
 		if len(clash) > 0 {
 			slices.Sort(clash)
-			v.report(with(at, RulePodAntiAffinity, "required anti-affinity on %s: %d selected pod(s) share domain %s=%s: %v",
+			v.report(with(at, scheduler.ReasonPodAntiAffinity, "required anti-affinity on %s: %d selected pod(s) share domain %s=%s: %v",
 				t, len(clash), t.key, dom, clash))
 		}
 	}
@@ -522,7 +523,7 @@ func (v *verifier) checkInverseAntiAffinity(w *vworld) {
 				}
 				w.mark(p, t.key, "the required anti-affinity of bound pod "+q.name)
 				if val, has := p.host.labels[t.key]; ok && has && val == dom {
-					v.report(Violation{Rule: RulePodAntiAffinity, Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host), Message: fmt.Sprintf(
+					v.report(Violation{Code: scheduler.ReasonPodAntiAffinity, Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host), Message: fmt.Sprintf(
 						"bound pod %s on %s has a required anti-affinity on %s that selects this pod, in the same domain %s=%s", q.name, q.host.name, t, t.key, dom)})
 				}
 			}
@@ -536,7 +537,7 @@ func (v *verifier) checkPinned(w *vworld) {
 	for _, c := range v.claims {
 		for _, key := range slices.Sorted(maps.Keys(w.relevant[c])) {
 			if vals, pinned := v.possibleDomains(c, key); !pinned {
-				v.report(Violation{Rule: RuleTopologyDomain, NodeClaim: c.nc.Name, Message: fmt.Sprintf(
+				v.report(Violation{Code: scheduler.ReasonTopologyDomain, NodeClaim: c.nc.Name, Message: fmt.Sprintf(
 					"%s depends on its %s, but the NodeClaim can launch with %s %v (checked as %q)", w.relevant[c][key], key, key, vals, c.node.labels[key])})
 			}
 		}
@@ -554,7 +555,7 @@ func (v *verifier) possibleDomains(c *vclaim, key string) ([]string, bool) {
 		}
 		return vals, len(vals) == 1
 	}
-	if val, ok := v.normalisedLabels(c.nc.Labels, "")[key]; ok {
+	if val, ok := v.schema.NormalizeLabels(c.nc.Labels)[key]; ok {
 		return []string{val}, true
 	}
 	r := v.effective(c, key)

@@ -1,4 +1,4 @@
-package scheduler
+package verify
 
 import (
 	"cmp"
@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
@@ -17,17 +16,18 @@ import (
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
-// verifier is the state of one Verify call. It is built from the input
+// verifier is the state of one Plan call. It is built from the input
 // alone; the plan only says where pods went.
 type verifier struct {
-	cfg       config
+	in        scheduler.Settings
 	schema    requirements.Schema
 	catalog   instancetypes.Catalog
 	labelKeys map[string]bool // every label key of the catalog's types
-	plan      Result
+	plan      scheduler.Result
 	tmpls     map[string]*vtemplate // dynamic NodePools by name
 	static    map[string]bool
 	dss       []nodepool.DaemonSet
@@ -52,7 +52,7 @@ type vtemplate struct {
 	nodepool.Template
 	claims []*vclaim
 	// existing is what the pool's existing nodes hold against its limits:
-	// their capacity and, under "nodes", their number.
+	// their capacity and, under "nodes", their number (Template.Usage).
 	existing corev1.ResourceList
 	usable   []*instancetypes.InstanceType
 	hasUsed  bool
@@ -80,13 +80,13 @@ type vnode struct {
 	claim  *vclaim
 	node   *corev1.Node
 	labels map[string]string // normalised; hostname set
-	taints []corev1.Taint    // the taints new pods must tolerate (see nodeTaints)
+	taints []corev1.Taint    // the taints new pods must tolerate (nodepool.EffectiveTaints)
 	pods   []*vpod           // bound and placed
 }
 
 // vclaim is one NodeClaim of the plan, resolved against the input.
 type vclaim struct {
-	nc          *NodeClaim
+	nc          *scheduler.NodeClaim
 	tmpl        *vtemplate
 	reqs        requirements.Requirements
 	options     []*instancetypes.InstanceType // known, unique, in listed order
@@ -110,17 +110,14 @@ type vdaemons struct {
 	usable   vres
 }
 
-func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, plan Result, opts []Option) (*verifier, error) {
-	cfg, err := resolve(opts)
+func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, plan scheduler.Result, opts []scheduler.Option) (*verifier, error) {
+	in, err := scheduler.Resolve(opts...)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{cfg: cfg, catalog: catalog, plan: plan, schema: catalog.Schema(), tmpls: map[string]*vtemplate{},
+	v := &verifier{in: in, catalog: catalog, plan: plan, schema: in.SchemaFor(catalog), tmpls: map[string]*vtemplate{},
 		static: map[string]bool{}, dsCache: map[[2]string]*vdaemons{}, matchers: map[string]*vmatcher{}, nsLabels: map[string]map[string]string{},
 		byName: map[string]*vpod{}, nodeIdx: map[string]*vnode{}, given: map[string]*corev1.Node{}, labelKeys: map[string]bool{}}
-	if cfg.schema != nil {
-		v.schema = *cfg.schema
-	}
 	for _, k := range catalog.LabelKeys() {
 		v.labelKeys[k] = true
 	}
@@ -136,15 +133,15 @@ func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog inst
 			v.static[np.Name] = true
 		}
 	}
-	for _, d := range cfg.daemonSets {
+	for _, d := range in.DaemonSets {
 		ds, err := nodepool.NewDaemonSet(d, v.schema)
 		if err != nil {
 			return nil, err
 		}
 		v.dss = append(v.dss, ds)
 	}
-	v.vols = topology.NewVolumes(v.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
-	for _, ns := range cfg.namespaces {
+	v.vols = topology.NewVolumes(v.schema, in.PVCs, in.PVs, in.StorageClasses)
+	for _, ns := range in.Namespaces {
 		if ns != nil {
 			v.nsLabels[ns.Name] = ns.Labels
 		}
@@ -162,11 +159,11 @@ func newVerifier(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog inst
 func (v *verifier) addPending(pods []*corev1.Pod) error {
 	for i, p := range pods {
 		if p == nil {
-			return &InputError{Field: "pods", Index: i, Message: "nil pod"}
+			return &scheduler.InputError{Field: "pods", Index: i, Message: "nil pod"}
 		}
 		vp := v.newPod(p)
 		if _, dup := v.byName[vp.name]; dup {
-			return &InputError{Field: "pods", Index: i, Message: "pod " + vp.name + " is given twice"}
+			return &scheduler.InputError{Field: "pods", Index: i, Message: "pod " + vp.name + " is given twice"}
 		}
 		v.byName[vp.name] = vp
 		v.pending = append(v.pending, vp)
@@ -178,7 +175,7 @@ func (v *verifier) addPending(pods []*corev1.Pod) error {
 func (v *verifier) newPod(p *corev1.Pod) *vpod {
 	ns := kube.Namespace(p.Namespace)
 	vp := &vpod{name: ns + "/" + p.Name, namespace: ns, pod: p, requests: vresOf(podrequests.OfPod(p)),
-		ports: verifyHostPorts(&p.Spec)}
+		ports: nodepool.PodHostPorts(&p.Spec)}
 	vp.alts, vp.altsWhy = v.podAlternatives(p)
 	vp.affinity = v.normalisedAffinity(p)
 	return vp
@@ -264,9 +261,9 @@ func (p *vpod) matchesNode(name string, labels map[string]string) (bool, error) 
 
 // addExisting indexes the existing nodes and their bound pods.
 func (v *verifier) addExisting() error {
-	for i, n := range v.cfg.nodes {
+	for i, n := range v.in.Nodes {
 		if n == nil {
-			return &InputError{Field: "existing nodes", Index: i, Message: "nil node"}
+			return &scheduler.InputError{Field: "existing nodes", Index: i, Message: "nil node"}
 		}
 		if _, dup := v.given[n.Name]; dup {
 			continue
@@ -275,17 +272,21 @@ func (v *verifier) addExisting() error {
 		if n.DeletionTimestamp != nil {
 			continue
 		}
-		vn := &vnode{name: n.Name, node: n, labels: v.normalisedLabels(n.Labels, n.Name)}
-		vn.taints = v.nodeTaints(vn)
+		vn := &vnode{name: n.Name, node: n, labels: nodepool.NodeLabels(n, v.schema)}
+		var startup []corev1.Taint
+		if t, ok := v.tmpls[vn.labels[requirements.LabelNodePool]]; ok {
+			startup = t.StartupTaints
+		}
+		vn.taints = nodepool.EffectiveTaints(n, startup)
 		v.nodes = append(v.nodes, vn)
 		v.nodeIdx[n.Name] = vn
 	}
 	slices.SortFunc(v.nodes, func(a, b *vnode) int { return cmp.Compare(a.name, b.name) })
-	for i, p := range v.cfg.boundPods {
+	for i, p := range v.in.BoundPods {
 		if p == nil {
-			return &InputError{Field: "bound pods", Index: i, Message: "nil pod"}
+			return &scheduler.InputError{Field: "bound pods", Index: i, Message: "nil pod"}
 		}
-		if isGone(p) {
+		if kube.IsGone(p) {
 			continue
 		}
 		if n, ok := v.given[p.Spec.NodeName]; ok && n.DeletionTimestamp != nil {
@@ -306,7 +307,7 @@ func (v *verifier) addExisting() error {
 	slices.SortStableFunc(v.bound, func(a, b *vpod) int { return cmp.Compare(a.name, b.name) })
 	slices.SortFunc(v.pending, func(a, b *vpod) int { return cmp.Compare(a.name, b.name) })
 	for _, t := range v.tmpls {
-		t.existing = v.existingUse(t.Name)
+		t.existing = t.Usage(v.in.Nodes)
 	}
 	return nil
 }
@@ -315,67 +316,18 @@ func (v *verifier) addExisting() error {
 // replaces the node, A51/B-140), unless it is a DaemonSet's pod, which goes
 // with its node.
 func (v *verifier) reschedule(p *corev1.Pod) error {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return nil
-		}
+	if len(kube.DaemonSetOwners(p)) > 0 {
+		return nil
 	}
 	q := p.DeepCopy()
 	q.Spec.NodeName = ""
 	vp := v.newPod(q)
 	if _, dup := v.byName[vp.name]; dup {
-		return &InputError{Field: "bound pods", Index: -1, Message: "pod " + vp.name + " is both pending and bound to a node being deleted"}
+		return &scheduler.InputError{Field: "bound pods", Index: -1, Message: "pod " + vp.name + " is both pending and bound to a node being deleted"}
 	}
 	v.byName[vp.name] = vp
 	v.pending = append(v.pending, vp)
 	return nil
-}
-
-// isGone reports whether a bound pod no longer holds its node: it finished
-// or is being deleted.
-func isGone(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil
-}
-
-// existingUse sums the capacity of the pool's existing nodes (every node
-// given, deleting or not) and counts them under "nodes".
-func (v *verifier) existingUse(pool string) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	count := int64(0)
-	for _, name := range slices.Sorted(maps.Keys(v.given)) {
-		n := v.given[name]
-		if v.normalisedLabels(n.Labels, "")[requirements.LabelNodePool] != pool {
-			continue
-		}
-		count++
-		addList(out, n.Status.Capacity)
-	}
-	out[nodepool.ResourceNodes] = *resource.NewQuantity(count, resource.DecimalSI)
-	return out
-}
-
-// normalisedLabels rewrites deprecated keys to their stable ones (a stable
-// key already present wins) and sets kubernetes.io/hostname to hostname
-// when the labels lack it (hostname "" leaves it unset).
-func (v *verifier) normalisedLabels(raw map[string]string, hostname string) map[string]string {
-	out := make(map[string]string, len(raw)+1)
-	keys := slices.Sorted(maps.Keys(raw))
-	for _, k := range keys {
-		if v.schema.Normalize(k) == k {
-			out[k] = raw[k]
-		}
-	}
-	for _, k := range keys {
-		if n := v.schema.Normalize(k); n != k {
-			if _, ok := out[n]; !ok {
-				out[n] = raw[k]
-			}
-		}
-	}
-	if _, ok := out[requirements.LabelHostname]; !ok && hostname != "" {
-		out[requirements.LabelHostname] = hostname
-	}
-	return out
 }
 
 // daemons returns the DaemonSets that run on a node of tmpl (nil: an

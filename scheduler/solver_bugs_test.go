@@ -1,11 +1,13 @@
 package scheduler_test
 
-// Minimal reproductions of solver bugs Verify found, kept as regression
-// tests once fixed. A test of a bug still open is skipped; remove the t.Skip
-// once it is fixed (and its case in knownSolverBug, property_test.go).
+// Minimal reproductions of solver bugs the plan checker (scheduler/verify)
+// found, kept as regression tests once fixed. A test of a bug still open is
+// skipped; remove the t.Skip once it is fixed (and its case in
+// knownSolverBug, property_test.go).
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -14,22 +16,55 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
-// requireVerifies solves and requires the plan to verify.
+// planInput is the input of one Solve and its check.
+type planInput struct {
+	pods  []*corev1.Pod
+	pools []nodepool.NodePool
+	cat   instancetypes.Catalog
+	opts  []scheduler.Option
+}
+
+// requireVerifies solves and requires the plan to pass verify.Plan.
 func requireVerifies(t *testing.T, in planInput) scheduler.Result {
 	t.Helper()
 	res, err := scheduler.Solve(in.pods, in.pools, in.cat, in.opts...)
 	require.NoError(t, err)
-	if err := scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
+	if err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
 		t.Error(err)
 	}
 	return res
 }
+
+// kCatalog decodes Catalog K (testdata/catalogs/k.json).
+func kCatalog(t *testing.T) instancetypes.Catalog {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/catalogs/k.json")
+	require.NoError(t, err)
+	cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
+	require.NoError(t, err)
+	return cat
+}
+
+// reservedCatalog is testutil.ReservedTypes: a reserved offering of
+// capacity 1, cheaper than everything else.
+func reservedCatalog(t *testing.T) instancetypes.Catalog {
+	t.Helper()
+	cat, err := instancetypes.NewCatalog(testutil.ReservedTypes(), instancetypes.WithBaseSchema(aws.Schema()))
+	require.NoError(t, err)
+	return cat
+}
+
+// web selects the app=web pods.
+func web() map[string]string { return map[string]string{"app": "web"} }
 
 // A NodeClaim pinned to a capacity reservation keeps only the instance
 // types of that reservation, but its NodePool asks minValues 2 on instance
@@ -51,8 +86,8 @@ func TestSolverBugSpreadReservedDomain(t *testing.T) {
 	res := requireVerifies(t, planInput{
 		cat:   reservedCatalog(t),
 		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(8, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("1").
+		pods: testutil.Replicas(8, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("1").
 				Spread(requirements.LabelCapacityType, 1, corev1.DoNotSchedule, web()).
 				PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 		}),
@@ -78,8 +113,8 @@ func TestSolverBugSpreadDroppedNodeClaim(t *testing.T) {
 			testutil.NodePool("np-0").Weight(77).Requirement(requirements.LabelInstanceType, corev1.NodeSelectorOpExists).MinValues(2).Obj(),
 			testutil.NodePool("np-1").Weight(51).Obj(),
 		},
-		pods: replicas(4, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").Memory("1Gi").
+		pods: testutil.Replicas(4, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").Memory("1Gi").
 				Spread(requirements.LabelCapacityType, 1, corev1.DoNotSchedule, web()).Obj()
 		}),
 		opts: []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil), scheduler.WithMaxInstanceTypeOptions(1)},
@@ -99,8 +134,8 @@ func TestSolverBugSpreadHonorTaintsUninitialized(t *testing.T) {
 	requireVerifies(t, planInput{
 		cat:   kCatalog(t),
 		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(3, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").SpreadConstraint(corev1.TopologySpreadConstraint{
+		pods: testutil.Replicas(3, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").SpreadConstraint(corev1.TopologySpreadConstraint{
 				MaxSkew: 1, TopologyKey: requirements.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule,
 				LabelSelector: &metav1.LabelSelector{MatchLabels: web()}, NodeTaintsPolicy: &honor}).Obj()
 		}),
@@ -187,5 +222,24 @@ func TestDaemonSetOnInitialisingNodeCounts(t *testing.T) {
 	})
 	if len(res.ExistingNodes) != 0 || len(res.NodeClaims) != 1 {
 		t.Errorf("existing %v, NodeClaims %d: want the pod on a new NodeClaim (node-a keeps 1 cpu for the agent)", res.ExistingNodes, len(res.NodeClaims))
+	}
+}
+
+// NodePool default is limited to 1 example.com/fpga and its existing node
+// already has 2, a resource no instance type of the catalog has. Karpenter
+// launches nothing more from a pool over any of its limits (every type
+// exceeds a negative remainder, nodepool.Exceeded); the solver skipped a
+// limited resource no type has and planned a NodeClaim that verify.Plan
+// reported as LimitsExceeded.
+func TestSolverBugOverLimitOnResourceNoTypeHas(t *testing.T) {
+	node := testutil.Node("old").Label(requirements.LabelNodePool, "default").Capacity("example.com/fpga", "2").Obj()
+	res := requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{testutil.NodePool("default").Limit("example.com/fpga", "1").Obj()},
+		pods:  []*corev1.Pod{testutil.Pod("app").CPU("100m").Obj()},
+		opts:  []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil)},
+	})
+	if len(res.NodeClaims) != 0 || len(res.PodErrors) != 1 || res.PodErrors[0].Code != scheduler.ReasonLimits {
+		t.Errorf("NodeClaims %v, pod errors %v; want no NodeClaim and the pod unplaced for LimitsExceeded", res.NodeClaims, res.PodErrors)
 	}
 }

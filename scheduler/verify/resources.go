@@ -1,7 +1,6 @@
-package scheduler
+package verify
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -9,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // vres is a resource list in the integer units kube-scheduler adds up per
@@ -101,50 +98,6 @@ func (r vres) String() string {
 	names := slices.Sorted(maps.Keys(r))
 	names = slices.DeleteFunc(names, func(n corev1.ResourceName) bool { return r[n] == 0 })
 	return "{" + r.describe(names) + "}"
-}
-
-// verifyHostPorts lists the host ports a pod holds on its node, the way
-// kube-scheduler's NodePorts plugin counts them: every container's and every
-// restartable init container's (sidecar's) ports with a host port; an unset
-// IP is 0.0.0.0 and an unset protocol TCP.
-func verifyHostPorts(spec *corev1.PodSpec) []nodepool.HostPort {
-	var out []nodepool.HostPort
-	add := func(c *corev1.Container) {
-		for _, p := range c.Ports {
-			if p.HostPort <= 0 {
-				continue
-			}
-			out = append(out, nodepool.HostPort{IP: cmp.Or(p.HostIP, "0.0.0.0"), Port: p.HostPort, Protocol: cmp.Or(p.Protocol, corev1.ProtocolTCP)})
-		}
-	}
-	for i := range spec.Containers {
-		add(&spec.Containers[i])
-	}
-	for i := range spec.InitContainers {
-		if c := &spec.InitContainers[i]; c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			add(c)
-		}
-	}
-	return out
-}
-
-// hostPortsClash reports whether two host ports cannot share a node: same
-// port and protocol, and the same IP or either a wildcard.
-func hostPortsClash(a, b nodepool.HostPort) bool {
-	wild := func(ip string) bool { return ip == "" || ip == "0.0.0.0" || ip == "::" }
-	return a.Port == b.Port && a.Protocol == b.Protocol && (a.IP == b.IP || wild(a.IP) || wild(b.IP))
-}
-
-// firstClash returns the first port of a that clashes with one of b.
-func firstClash(a, b []nodepool.HostPort) (nodepool.HostPort, nodepool.HostPort, bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if hostPortsClash(x, y) {
-				return x, y, true
-			}
-		}
-	}
-	return nodepool.HostPort{}, nodepool.HostPort{}, false
 }
 
 func metaWithLabels(name string, labels map[string]string) metav1.ObjectMeta {

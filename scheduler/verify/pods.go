@@ -1,20 +1,19 @@
-package scheduler
+package verify
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corehelpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
-// checkPlacements checks every placed pod against its node (rules 3, 4).
+// checkPlacements checks every placed pod against its node, and the host
+// ports on every NodeClaim.
 func (v *verifier) checkPlacements() {
 	for _, p := range v.pending {
 		switch h := p.host; {
@@ -35,26 +34,26 @@ func (v *verifier) checkPlacements() {
 func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 	at := Violation{NodeClaim: c.nc.Name, Pod: p.name}
 	if len(p.alts) == 0 {
-		v.report(with(at, RulePodRequirements, "the pod's node requirements match no node: %s", p.altsWhy))
+		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node requirements match no node: %s", p.altsWhy))
 	} else if key, eff, want, ok := v.impliedByClaim(c, p.alts); !ok {
-		v.report(with(at, RulePodRequirements, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
+		v.report(with(at, scheduler.ReasonIncompatible, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
 	}
-	if t, bad := untoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
-		v.report(with(at, RuleToleration, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
+	if t, bad := requirements.UntoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
+		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
 	switch {
 	case err != nil:
-		v.report(with(at, RuleVolumeTopology, "the pod's volumes cannot be placed: %v", err))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the pod's volumes cannot be placed: %v", err))
 	case alts != nil:
 		if key, eff, want, ok := v.impliedByClaim(c, alts); !ok {
-			v.report(with(at, RuleVolumeTopology, "on %s the NodeClaim allows %s (chosen zone %s), the pod's volumes require %s", key, eff, c.nc.Zone, want))
+			v.report(with(at, scheduler.ReasonVolumeTopology, "on %s the NodeClaim allows %s (chosen zone %s), the pod's volumes require %s", key, eff, c.nc.Zone, want))
 		}
 	}
 }
 
-func with(at Violation, rule Rule, format string, args ...any) Violation {
-	at.Rule, at.Message = rule, fmt.Sprintf(format, args...)
+func with(at Violation, code scheduler.ReasonCode, format string, args ...any) Violation {
+	at.Code, at.Message = code, fmt.Sprintf(format, args...)
 	return at
 }
 
@@ -86,37 +85,29 @@ func (v *verifier) implies(c *vclaim, alt requirements.Requirements) (string, re
 	return "", requirements.Requirement{}, requirements.Requirement{}, true
 }
 
-// untoleratedTaint returns the first NoSchedule or NoExecute taint no
-// toleration tolerates (component-helpers' matching).
-func untoleratedTaint(taints []corev1.Taint, tolerations []corev1.Toleration) (corev1.Taint, bool) {
-	return corehelpers.FindMatchingUntoleratedTaint(logr.Discard(), taints, tolerations, func(t *corev1.Taint) bool {
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	}, true)
-}
-
 // checkOnNode checks one pod placed on an existing node.
 func (v *verifier) checkOnNode(p *vpod, n *vnode) {
 	at := Violation{Node: n.name, Pod: p.name}
 	unschedulable := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
-	if n.node.Spec.Unschedulable && !corehelpers.TolerationsTolerateTaint(logr.Discard(), p.pod.Spec.Tolerations, &unschedulable, true) {
-		v.report(with(at, RuleExistingNode, "the node is cordoned (spec.unschedulable)"))
+	if n.node.Spec.Unschedulable && !requirements.Tolerates(p.pod.Spec.Tolerations, &unschedulable) {
+		v.report(with(at, scheduler.ReasonExistingNode, "the node is cordoned (spec.unschedulable)"))
 	}
 	ok, err := p.matchesNode(n.name, n.labels)
 	switch {
 	case err != nil:
-		v.report(with(at, RulePodRequirements, "the pod's node affinity cannot be evaluated: %v", err))
+		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node affinity cannot be evaluated: %v", err))
 	case !ok:
-		v.report(with(at, RulePodRequirements, "the node's labels do not satisfy the pod's node requirements%s", labelMismatch(p.alts, n.labels)))
+		v.report(with(at, scheduler.ReasonIncompatible, "the node's labels do not satisfy the pod's node requirements%s", labelMismatch(p.alts, n.labels)))
 	}
-	if t, bad := untoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
-		v.report(with(at, RuleToleration, "the pod does not tolerate the node's taint %s", t.ToString()))
+	if t, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
+		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the node's taint %s", t.ToString()))
 	}
 	alts, err := v.vols.For(p.pod)
 	switch {
 	case err != nil:
-		v.report(with(at, RuleVolumeTopology, "the pod's volumes cannot be placed: %v", err))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the pod's volumes cannot be placed: %v", err))
 	case alts != nil && !slices.ContainsFunc(alts, func(a requirements.Requirements) bool { return a.Matches(n.labels) }):
-		v.report(with(at, RuleVolumeTopology, "the node's labels satisfy none of the pod's volume topologies%s", labelMismatch(alts, n.labels)))
+		v.report(with(at, scheduler.ReasonVolumeTopology, "the node's labels satisfy none of the pod's volume topologies%s", labelMismatch(alts, n.labels)))
 	}
 }
 
@@ -135,47 +126,6 @@ func labelMismatch(alts []requirements.Requirements, labels map[string]string) s
 		}
 	}
 	return ""
-}
-
-// nodeTaints returns the taints a new pod must tolerate on an existing
-// node: all of them, but on a Karpenter node that has not finished
-// initialising, its NodePool's startup taints and the ephemeral taints are
-// expected to go away.
-func (v *verifier) nodeTaints(n *vnode) []corev1.Taint {
-	pool, managed := n.labels[requirements.LabelNodePool]
-	if !managed || n.labels[requirements.LabelNodeInitialized] == "true" {
-		return n.node.Spec.Taints
-	}
-	var startup []corev1.Taint
-	if t, ok := v.tmpls[pool]; ok {
-		startup = t.StartupTaints
-	}
-	var out []corev1.Taint
-	for _, t := range n.node.Spec.Taints {
-		if ephemeralTaint(t) || slices.ContainsFunc(startup, func(s corev1.Taint) bool {
-			return s.Key == t.Key && s.Effect == t.Effect && (s.Value == "" || s.Value == t.Value)
-		}) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// ephemeralTaint reports the taints a node carries only while it starts
-// (Karpenter's list, B-079).
-func ephemeralTaint(t corev1.Taint) bool {
-	switch {
-	case t.Key == corev1.TaintNodeNotReady:
-		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-	case t.Key == corev1.TaintNodeUnreachable:
-		return t.Effect == corev1.TaintEffectNoSchedule
-	case t.Key == "node.cloudprovider.kubernetes.io/uninitialized":
-		return t.Value == "true" && t.Effect == corev1.TaintEffectNoSchedule
-	case t.Key == "karpenter.sh/unregistered":
-		return t.Effect == corev1.TaintEffectNoExecute
-	}
-	return strings.HasPrefix(t.Key, "readiness.k8s.io/")
 }
 
 // checkExistingNodes checks resources and host ports on every existing
@@ -216,7 +166,7 @@ func (v *verifier) checkExistingNodes() {
 			need.add(p.requests)
 		}
 		if short := need.short(free); len(short) > 0 {
-			v.report(Violation{Rule: RuleFit, Node: n.name, Message: fmt.Sprintf("the new pods need %s, the node has %s free after its bound pods and DaemonSets",
+			v.report(Violation{Code: scheduler.ReasonInsufficient, Node: n.name, Message: fmt.Sprintf("the new pods need %s, the node has %s free after its bound pods and DaemonSets",
 				need.describe(short), free.describe(short))})
 		}
 		v.checkPodPorts(n, Violation{Node: n.name}, held)
@@ -238,8 +188,8 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 		}
 		for _, hp := range p.ports {
 			for _, h := range held {
-				if hostPortsClash(hp, h.port) {
-					v.report(with(Violation{NodeClaim: at.NodeClaim, Node: at.Node, Pod: p.name}, RuleHostPort,
+				if hp.Clashes(h.port) {
+					v.report(with(Violation{NodeClaim: at.NodeClaim, Node: at.Node, Pod: p.name}, scheduler.ReasonHostPort,
 						"host port %s clashes with %s of %s", hp, h.port, h.by))
 				}
 			}
@@ -250,26 +200,17 @@ func (v *verifier) checkPodPorts(n *vnode, at Violation, held []heldPort) {
 	}
 }
 
-// expectedDaemons returns the DaemonSets that would run on an existing
-// node (the taints it keeps once initialised tolerated, one of their node
-// constraints matched by its labels) and have no pod bound there yet: their
-// requests are still to come (on a node still initialising, as soon as its
-// startup taints are gone).
+// expectedDaemons returns the DaemonSets that run on an existing node
+// (nodepool.DaemonSet.RunsOn its labels and effective taints) and have no
+// pod bound there yet: their requests are still to come (on a node still
+// initialising, as soon as its startup taints are gone).
 func (v *verifier) expectedDaemons(n *vnode) []nodepool.DaemonSet {
 	var out []nodepool.DaemonSet
 	for _, ds := range v.dss {
-		if _, bad := untoleratedTaint(v.nodeTaints(n), ds.Tolerations()); bad {
-			continue
-		}
-		if !slices.ContainsFunc(ds.Alternatives(), func(a requirements.Requirements) bool { return a.Matches(n.labels) }) {
-			continue
-		}
 		running := slices.ContainsFunc(n.pods, func(p *vpod) bool {
-			return p.bound && p.namespace == ds.Namespace() && slices.ContainsFunc(p.pod.OwnerReferences, func(o metav1.OwnerReference) bool {
-				return o.Kind == "DaemonSet" && o.Name == ds.Name()
-			})
+			return p.bound && p.namespace == ds.Namespace() && slices.Contains(kube.DaemonSetOwners(p.pod), ds.Name())
 		})
-		if !running {
+		if !running && ds.RunsOn(n.labels, n.taints) {
 			out = append(out, ds)
 		}
 	}

@@ -1,4 +1,4 @@
-package scheduler_test
+package verify_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -25,12 +24,13 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // kCatalog decodes Catalog K (testdata/catalogs/k.json).
 func kCatalog(t *testing.T) instancetypes.Catalog {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/catalogs/k.json")
+	data, err := os.ReadFile("../../testdata/catalogs/k.json")
 	require.NoError(t, err)
 	cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
 	require.NoError(t, err)
@@ -42,7 +42,7 @@ func kCatalog(t *testing.T) instancetypes.Catalog {
 func TestVerifyAcceptsExamples(t *testing.T) {
 	cat, err := aws.Catalog()
 	require.NoError(t, err)
-	dirs, err := filepath.Glob("../testdata/examples/*")
+	dirs, err := filepath.Glob("../../testdata/examples/*")
 	require.NoError(t, err)
 	for _, dir := range dirs {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -62,7 +62,7 @@ func TestVerifyAcceptsExamples(t *testing.T) {
 			require.NoError(t, err)
 			res, err := scheduler.Solve(input.Pods, input.NodePools, cat, input.Options()...)
 			require.NoError(t, err)
-			if err := scheduler.Verify(input.Pods, input.NodePools, cat, res, input.Options()...); err != nil {
+			if err := verify.Plan(input.Pods, input.NodePools, cat, res, input.Options()...); err != nil {
 				t.Error(err)
 			}
 		})
@@ -83,19 +83,9 @@ func (in planInput) solve(t *testing.T) scheduler.Result {
 	t.Helper()
 	res, err := scheduler.Solve(in.pods, in.pools, in.cat, in.opts...)
 	require.NoError(t, err)
-	require.NoError(t, scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...), "precondition: Solve's plan verifies")
+	require.NoError(t, verify.Plan(in.pods, in.pools, in.cat, res, in.opts...), "precondition: Solve's plan verifies")
 	return res
 }
-
-func replicas(n int, build func(i int) *corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, n)
-	for i := range out {
-		out[i] = build(i)
-	}
-	return out
-}
-
-func replicaName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }
 
 // web selects the app=web pods.
 func web() map[string]string { return map[string]string{"app": "web"} }
@@ -103,8 +93,8 @@ func web() map[string]string { return map[string]string{"app": "web"} }
 // bases are the inputs corruption cases start from, all on Catalog K.
 func spreadInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(3, func(i int) *corev1.Pod {
-			return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("1").
+		pods: testutil.Replicas(3, func(i int) *corev1.Pod {
+			return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("1").
 				Spread(requirements.LabelTopologyZone, 1, corev1.DoNotSchedule, web()).
 				PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 		})}
@@ -112,7 +102,7 @@ func spreadInput(t *testing.T) planInput {
 
 func packedInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-		pods: replicas(4, func(i int) *corev1.Pod { return testutil.Pod(replicaName("api", i)).CPU("1500m").Obj() })}
+		pods: testutil.Replicas(4, func(i int) *corev1.Pod { return testutil.Pod(testutil.ReplicaName("api", i)).CPU("1500m").Obj() })}
 }
 
 func onePodInput(t *testing.T, b *testutil.PodBuilder, pools ...nodepool.NodePool) planInput {
@@ -231,7 +221,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 		name    string
 		input   func(t *testing.T) planInput
 		corrupt func(t *testing.T, in *planInput, res *scheduler.Result)
-		want    []scheduler.Rule
+		want    []scheduler.ReasonCode
 	}{
 		{
 			name:  "pod moved to a NodeClaim it does not fit",
@@ -242,7 +232,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				from.Pods = from.Pods[1:]
 				to.Pods = append(to.Pods, pod)
 			},
-			want: []scheduler.Rule{scheduler.RuleFit, scheduler.RuleRequests},
+			want: []scheduler.ReasonCode{scheduler.ReasonInsufficient, scheduler.ReasonNodeClaimRequests},
 		},
 		{
 			name:  "pod dropped",
@@ -250,7 +240,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[0].Pods = res.NodeClaims[0].Pods[1:]
 			},
-			want: []scheduler.Rule{scheduler.RuleAccounting, scheduler.RuleRequests, scheduler.RuleSummary},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting, scheduler.ReasonNodeClaimRequests, scheduler.ReasonSummary},
 		},
 		{
 			name:  "pod twice",
@@ -258,7 +248,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[1].Pods = append(res.NodeClaims[1].Pods, res.NodeClaims[0].Pods[0])
 			},
-			want: []scheduler.Rule{scheduler.RuleAccounting},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting},
 		},
 		{
 			name:  "pod that is not an input",
@@ -266,7 +256,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.PodErrors = append(res.PodErrors, scheduler.PodError{Pod: "default/ghost"})
 			},
-			want: []scheduler.Rule{scheduler.RuleAccounting},
+			want: []scheduler.ReasonCode{scheduler.ReasonAccounting},
 		},
 		{
 			name: "zone changed",
@@ -274,7 +264,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return onePodInput(t, testutil.Pod("pinned").NodeSelector(requirements.LabelTopologyZone, "z1"))
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.NodeClaims[0].Zone = "z2" },
-			want:    []scheduler.Rule{scheduler.RuleLabels, scheduler.RuleOffering},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNoOffering, scheduler.ReasonNodeClaimLabels},
 		},
 		{
 			name:  "untolerated taint",
@@ -282,7 +272,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
 				res.NodeClaims[0].Taints = []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 			},
-			want: []scheduler.Rule{scheduler.RuleTaints, scheduler.RuleToleration},
+			want: []scheduler.ReasonCode{scheduler.ReasonNodeClaimTaints, scheduler.ReasonTaint},
 		},
 		{
 			name:  "spread skew broken",
@@ -295,7 +285,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				require.Len(t, zones, 3, "precondition: one pod per zone")
 				rehome(claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z2" }), "z1")
 			},
-			want: []scheduler.Rule{scheduler.RuleTopologySpread},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologySpread},
 		},
 		{
 			name:  "zone left open under a zone spread",
@@ -304,7 +294,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc := claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z1" })
 				setExpr(nc, requirements.LabelTopologyZone, "z1", "z2")
 			},
-			want: []scheduler.Rule{scheduler.RuleTopologyDomain},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologyDomain},
 		},
 		{
 			name: "limit exceeded",
@@ -316,7 +306,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			corrupt: func(t *testing.T, in *planInput, _ *scheduler.Result) {
 				in.pools = []nodepool.NodePool{testutil.NodePool("default").Limit(corev1.ResourceCPU, "6").Obj()}
 			},
-			want: []scheduler.Rule{scheduler.RuleLimits},
+			want: []scheduler.ReasonCode{scheduler.ReasonLimits},
 		},
 		{
 			name:  "instance type that is not the cheapest",
@@ -332,7 +322,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc.Labels[requirements.LabelTopologyZone], nc.Labels[requirements.LabelCapacityType] = nc.Zone, nc.CapacityType
 				res.Summary.PricePerHour = nc.Price
 			},
-			want: []scheduler.Rule{scheduler.RuleOffering},
+			want: []scheduler.ReasonCode{scheduler.ReasonNoOffering},
 		},
 		{
 			name:  "option too small",
@@ -343,7 +333,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				nc.InstanceTypeOptions = append([]string{"small"}, nc.InstanceTypeOptions...)
 				setExpr(nc, requirements.LabelInstanceType, nc.InstanceTypeOptions...)
 			},
-			want: []scheduler.Rule{scheduler.RuleFit},
+			want: []scheduler.ReasonCode{scheduler.ReasonInsufficient},
 		},
 		{
 			name:  "options not sorted",
@@ -354,13 +344,13 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				i := slices.Index(o, "default")
 				o[0], o[i] = o[i], o[0]
 			},
-			want: []scheduler.Rule{scheduler.RuleInstanceTypeOptions},
+			want: []scheduler.ReasonCode{scheduler.ReasonInstanceTypeOptions},
 		},
 		{
 			name:    "unknown NodePool",
 			input:   func(t *testing.T) planInput { return onePodInput(t, testutil.Pod("plain")) },
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.NodeClaims[0].NodePool = "nope" },
-			want:    []scheduler.Rule{scheduler.RuleNodePool},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNoNodePool},
 		},
 		{
 			name: "static NodePool",
@@ -372,7 +362,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				res.NodeClaims[0].Labels[requirements.LabelNodePool] = "fixed"
 				setExpr(&res.NodeClaims[0], requirements.LabelNodePool, "fixed")
 			},
-			want: []scheduler.Rule{scheduler.RuleNodePool},
+			want: []scheduler.ReasonCode{scheduler.ReasonNoNodePool},
 		},
 		{
 			name: "pod's node selector not implied",
@@ -385,7 +375,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				setExpr(nc, "team", "b")
 				nc.Labels["team"] = "b"
 			},
-			want: []scheduler.Rule{scheduler.RulePodRequirements},
+			want: []scheduler.ReasonCode{scheduler.ReasonIncompatible},
 		},
 		{
 			name: "requirements outside the NodePool's",
@@ -394,19 +384,19 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 					testutil.NodePool("default").Requirement(requirements.LabelTopologyZone, corev1.NodeSelectorOpIn, "z1").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { rehome(&res.NodeClaims[0], "z2") },
-			want:    []scheduler.Rule{scheduler.RuleNodeClaimRequirements},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNodeClaimRequirements},
 		},
 		{
 			name:    "requests inconsistent",
 			input:   func(t *testing.T) planInput { return onePodInput(t, testutil.Pod("small").CPU("100m")) },
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { addRequests(&res.NodeClaims[0], "1", 0) },
-			want:    []scheduler.Rule{scheduler.RuleRequests},
+			want:    []scheduler.ReasonCode{scheduler.ReasonNodeClaimRequests},
 		},
 		{
 			name:    "summary inconsistent",
 			input:   packedInput,
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { res.Summary.PricePerHour++ },
-			want:    []scheduler.Rule{scheduler.RuleSummary},
+			want:    []scheduler.ReasonCode{scheduler.ReasonSummary},
 		},
 		{
 			name: "minValues unmet",
@@ -425,7 +415,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				}
 				nc.Labels[requirements.LabelInstanceType] = nc.InstanceType
 			},
-			want: []scheduler.Rule{scheduler.RuleMinValues},
+			want: []scheduler.ReasonCode{scheduler.ReasonMinValues},
 		},
 		{
 			name: "existing node overcommitted",
@@ -433,7 +423,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("fits").CPU("500m").Obj(), testutil.Pod("big").CPU("1500m").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/big", "node-a") },
-			want:    []scheduler.Rule{scheduler.RuleFit},
+			want:    []scheduler.ReasonCode{scheduler.ReasonInsufficient},
 		},
 		{
 			name: "existing node's labels do not satisfy the pod",
@@ -441,7 +431,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("z2").CPU("100m").NodeSelector(requirements.LabelTopologyZone, "z2").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/z2", "node-a") },
-			want:    []scheduler.Rule{scheduler.RulePodRequirements},
+			want:    []scheduler.ReasonCode{scheduler.ReasonIncompatible},
 		},
 		{
 			name: "existing node unknown",
@@ -449,7 +439,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return existingInput(t, testutil.Pod("big").CPU("1500m").Obj())
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/big", "node-x") },
-			want:    []scheduler.Rule{scheduler.RuleExistingNode, scheduler.RuleSummary},
+			want:    []scheduler.ReasonCode{scheduler.ReasonExistingNode, scheduler.ReasonSummary},
 		},
 		{
 			name: "inverse anti-affinity of a bound pod",
@@ -461,30 +451,30 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				return in
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { moveToNode(t, res, "default/web", "node-a") },
-			want:    []scheduler.Rule{scheduler.RulePodAntiAffinity},
+			want:    []scheduler.ReasonCode{scheduler.ReasonPodAntiAffinity},
 		},
 		{
 			name: "host ports clash",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("exporter", i)).CPU("100m").HostPort(9100, corev1.ProtocolTCP).Obj()
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("exporter", i)).CPU("100m").HostPort(9100, corev1.ProtocolTCP).Obj()
 					})}
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { mergeClaims(t, res) },
-			want:    []scheduler.Rule{scheduler.RuleHostPort},
+			want:    []scheduler.ReasonCode{scheduler.ReasonHostPort},
 		},
 		{
 			name: "hostname anti-affinity violated",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").
 							PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 					})}
 			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) { mergeClaims(t, res) },
-			want:    []scheduler.Rule{scheduler.RulePodAntiAffinity},
+			want:    []scheduler.ReasonCode{scheduler.ReasonPodAntiAffinity},
 		},
 		{
 			name: "pod affinity broken",
@@ -508,7 +498,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				res.Summary.NodeClaims++
 				res.Summary.PricePerHour += split.Price
 			},
-			want: []scheduler.Rule{scheduler.RulePodAffinity},
+			want: []scheduler.ReasonCode{scheduler.ReasonPodAffinity},
 		},
 		{
 			name: "volume zone not honoured",
@@ -523,7 +513,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				require.Equal(t, "z2", res.NodeClaims[0].Zone, "precondition")
 				rehome(&res.NodeClaims[0], "z1")
 			},
-			want: []scheduler.Rule{scheduler.RuleVolumeTopology},
+			want: []scheduler.ReasonCode{scheduler.ReasonVolumeTopology},
 		},
 		{
 			name: "DaemonSet host port on an option",
@@ -548,14 +538,14 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				}
 				delete(nc.Labels, requirements.LabelArch)
 			},
-			want: []scheduler.Rule{scheduler.RuleHostPort},
+			want: []scheduler.ReasonCode{scheduler.ReasonHostPort},
 		},
 		{
 			name: "reservation used twice",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: reservedCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
-					pods: replicas(2, func(i int) *corev1.Pod {
-						return testutil.Pod(replicaName("web", i)).Label("app", "web").CPU("100m").
+					pods: testutil.Replicas(2, func(i int) *corev1.Pod {
+						return testutil.Pod(testutil.ReplicaName("web", i)).Label("app", "web").CPU("100m").
 							PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 					})}
 			},
@@ -567,7 +557,7 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				copied.Name, copied.Pods = other.Name, other.Pods
 				*other = copied
 			},
-			want: []scheduler.Rule{scheduler.RuleReservation},
+			want: []scheduler.ReasonCode{scheduler.ReasonReservation},
 		},
 	}
 	for _, tt := range tests {
@@ -576,16 +566,16 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			in := tt.input(t)
 			res := in.solve(t)
 			tt.corrupt(t, &in, &res)
-			err := scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...)
-			var got []scheduler.Rule
-			var ve *scheduler.VerifyError
+			err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...)
+			var got []scheduler.ReasonCode
+			var ve *verify.Error
 			if errors.As(err, &ve) {
-				got = ve.Rules()
+				got = ve.Codes()
 			} else if err != nil {
-				t.Fatalf("Verify: want a *VerifyError, got %v", err)
+				t.Fatalf("Verify: want a *Error, got %v", err)
 			}
 			if diff := gocmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("violated rules (-want +got):\n%s\n%v", diff, err)
+				t.Errorf("violated codes (-want +got):\n%s\n%v", diff, err)
 			}
 		})
 	}
@@ -599,17 +589,11 @@ func cloneMap(m map[string]string) map[string]string {
 	return out
 }
 
-// reservedCatalog has a reserved offering of capacity 1, cheaper than
-// everything else.
+// reservedCatalog is testutil.ReservedTypes: a reserved offering of
+// capacity 1, cheaper than everything else.
 func reservedCatalog(t *testing.T) instancetypes.Catalog {
 	t.Helper()
-	r := testutil.InstanceType("r.large").Label(requirements.LabelArch, "amd64").CPU("2").Memory("16Gi").Pods("10").
-		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: requirements.CapacityTypeReserved, Price: 0.01,
-			ReservationID: "cr-1", ReservationCapacity: 1}).
-		Offering("z1", requirements.CapacityTypeSpot, 0.03).Offering("z1", requirements.CapacityTypeOnDemand, 0.12).Obj()
-	m := testutil.InstanceType("m.small").Label(requirements.LabelArch, "amd64").CPU("2").Memory("4Gi").Pods("10").
-		Offering("z1", requirements.CapacityTypeSpot, 0.02).Offering("z1", requirements.CapacityTypeOnDemand, 0.05).Obj()
-	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{r, m}, instancetypes.WithBaseSchema(aws.Schema()))
+	cat, err := instancetypes.NewCatalog(testutil.ReservedTypes(), instancetypes.WithBaseSchema(aws.Schema()))
 	require.NoError(t, err)
 	return cat
 }
@@ -618,6 +602,7 @@ func reservedCatalog(t *testing.T) instancetypes.Catalog {
 // out in the same order, whatever the order of pods and NodePools, and that
 // Verify leaves its inputs alone.
 func TestVerifyDeterministic(t *testing.T) {
+	const shuffleSeed = 20261130 // fixed: the shuffles are the same on every run
 	in := spreadInput(t)
 	in.pools = append(in.pools, testutil.NodePool("other").Weight(10).Obj())
 	res := in.solve(t)
@@ -627,13 +612,13 @@ func TestVerifyDeterministic(t *testing.T) {
 	}
 	res.Summary.Pods++
 	pods, pools, plan := clonePods(in.pods), slices.Clone(in.pools), cloneResult(t, res)
-	first := scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...)
+	first := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...)
 	require.Error(t, first)
-	rng := rand.New(rand.NewPCG(propertySeed, 7))
+	rng := rand.New(rand.NewPCG(shuffleSeed, 7))
 	for range 5 {
 		rng.Shuffle(len(in.pods), func(a, b int) { in.pods[a], in.pods[b] = in.pods[b], in.pods[a] })
 		rng.Shuffle(len(in.pools), func(a, b int) { in.pools[a], in.pools[b] = in.pools[b], in.pools[a] })
-		got := scheduler.Verify(in.pods, in.pools, in.cat, res, in.opts...)
+		got := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...)
 		if diff := gocmp.Diff(first.Error(), got.Error()); diff != "" {
 			t.Errorf("violations differ on shuffled input (-first +shuffled):\n%s", diff)
 		}
@@ -651,12 +636,12 @@ func TestVerifyDeterministic(t *testing.T) {
 	if diff := gocmp.Diff(plan, res); diff != "" {
 		t.Errorf("Verify modified the plan (-before +after):\n%s", diff)
 	}
-	var ve *scheduler.VerifyError
+	var ve *verify.Error
 	require.ErrorAs(t, first, &ve)
-	if !slices.IsSortedFunc(ve.Violations, func(a, b scheduler.Violation) int {
-		return strings.Compare(string(a.Rule)+"\x00"+a.NodeClaim+"\x00"+a.Pod, string(b.Rule)+"\x00"+b.NodeClaim+"\x00"+b.Pod)
+	if !slices.IsSortedFunc(ve.Violations, func(a, b verify.Violation) int {
+		return strings.Compare(string(a.Code)+"\x00"+a.NodeClaim+"\x00"+a.Pod, string(b.Code)+"\x00"+b.NodeClaim+"\x00"+b.Pod)
 	}) {
-		t.Errorf("violations are not sorted by rule, NodeClaim and pod:\n%v", first)
+		t.Errorf("violations are not sorted by code, NodeClaim and pod:\n%v", first)
 	}
 }
 
@@ -701,7 +686,7 @@ func TestVerifyPlanFromJSON(t *testing.T) {
 		require.NoError(t, err)
 		var plan scheduler.Result
 		require.NoError(t, json.Unmarshal(data, &plan))
-		if err := scheduler.Verify(in.pods, in.pools, in.cat, plan, in.opts...); err != nil {
+		if err := verify.Plan(in.pods, in.pools, in.cat, plan, in.opts...); err != nil {
 			t.Errorf("plan read back from JSON: %v", err)
 		}
 	}
@@ -725,11 +710,11 @@ func TestVerifyInputErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := scheduler.Verify(tt.pods, tt.pools, cat, scheduler.Result{}, tt.opts...)
+			err := verify.Plan(tt.pods, tt.pools, cat, scheduler.Result{}, tt.opts...)
 			if err == nil {
 				t.Fatal("Verify: want an input error, got nil")
 			}
-			var ve *scheduler.VerifyError
+			var ve *verify.Error
 			if errors.As(err, &ve) {
 				t.Errorf("want an input error, got violations: %v", err)
 			}
