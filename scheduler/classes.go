@@ -429,11 +429,11 @@ func (s *solver) derivePreferences(c *class) {
 		c.prefStep[i] = ignoredStep
 	}
 	c.taintStp = -1
-	// WhileFree first, then Respect; Ignore kinds get no step.
+	// WhileFree first, then Respect and Honor; Ignore kinds get no step.
 	for _, want := range []PreferencePolicy{PreferenceWhileFree, PreferenceRespect} {
 		for _, cd := range cands {
 			pol := s.cfg.policyFor(cd.st.kind)
-			if pol != want {
+			if pol != want && !(pol == PreferenceHonor && want == PreferenceRespect) {
 				continue
 			}
 			cd.st.policy = pol

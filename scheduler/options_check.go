@@ -67,11 +67,11 @@ func (c *config) checkPolicies() []error {
 }
 
 func isPolicy(p PreferencePolicy) bool {
-	return p == PreferenceRespect || p == PreferenceIgnore || p == PreferenceWhileFree
+	return p == PreferenceRespect || p == PreferenceHonor || p == PreferenceIgnore || p == PreferenceWhileFree
 }
 
 func policyMessage(p PreferencePolicy) string {
-	return fmt.Sprintf("policy %q: want Respect, Ignore or WhileFree", p)
+	return fmt.Sprintf("policy %q: want Respect, Honor, Ignore or WhileFree", p)
 }
 
 func kindList() string {

@@ -59,7 +59,7 @@ func TestOptionInputErrors(t *testing.T) {
 		{"negative node cost", []scheduler.Option{scheduler.WithNodeCost(-1)}, []string{"WithNodeCost: -1: must be a finite number, not negative"}},
 		{"negative budget", []scheduler.Option{scheduler.WithImprovementBudget(-1)}, []string{"WithImprovementBudget: -1: must not be negative"}},
 		{"no options", []scheduler.Option{scheduler.WithMaxInstanceTypeOptions(0)}, []string{"WithMaxInstanceTypeOptions: 0: must be at least 1"}},
-		{"policy", []scheduler.Option{scheduler.WithPreferencePolicy("Sometimes")}, []string{`WithPreferencePolicy: policy "Sometimes": want Respect, Ignore or WhileFree`}},
+		{"policy", []scheduler.Option{scheduler.WithPreferencePolicy("Sometimes")}, []string{`WithPreferencePolicy: policy "Sometimes": want Respect, Honor, Ignore or WhileFree`}},
 		{"unknown kind", []scheduler.Option{scheduler.WithPreferencePolicyFor("Colour", scheduler.PreferenceIgnore)},
 			[]string{`WithPreferencePolicyFor(Colour): unknown preference kind "Colour" (kinds: PodAffinity, PodAntiAffinity, NodeAffinity, TopologySpread, PreferNoSchedule)`}},
 		{"min values", []scheduler.Option{scheduler.WithMinValuesPolicy("Lax")}, []string{`WithMinValuesPolicy: policy "Lax": want Strict or BestEffort`}},

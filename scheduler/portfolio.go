@@ -247,7 +247,8 @@ func (s *solver) canLaunchFor(p *pool, c *class) bool {
 }
 
 // stricterPolicies returns the configs whose policies are stricter than
-// cfg's (Ignore → WhileFree, then anything → Respect), where they differ.
+// cfg's (Ignore → WhileFree, then Ignore and WhileFree → Respect), where
+// they differ. Honor is stricter than Respect and has none.
 func stricterPolicies(cfg config) []config {
 	up := func(from, to PreferencePolicy) (config, bool) {
 		c := cfg
@@ -255,7 +256,7 @@ func stricterPolicies(cfg config) []config {
 		c.preferenceByKind = map[PreferenceKind]PreferencePolicy{}
 		for _, k := range PreferenceKinds() {
 			p := cfg.policyFor(k)
-			if p == from || (from == "" && p != to) {
+			if p == from || (from == "" && (p == PreferenceIgnore || p == PreferenceWhileFree)) {
 				p, changed = to, true
 			}
 			c.preferenceByKind[k] = p

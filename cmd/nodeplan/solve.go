@@ -52,7 +52,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&f.zones, "zones", "", "comma-separated zones to plan in (default: every zone of the region)")
-	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
+	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Honor, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
 	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (verify.Plan): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
@@ -69,8 +69,8 @@ func (f *solveFlags) check() []string {
 	if !slices.Contains([]string{"table", "json", "yaml"}, f.output) {
 		errs = append(errs, fmt.Sprintf("-o %q: want table, json or yaml", f.output))
 	}
-	if !slices.Contains([]scheduler.PreferencePolicy{scheduler.PreferenceRespect, scheduler.PreferenceIgnore, scheduler.PreferenceWhileFree}, scheduler.PreferencePolicy(f.preference)) {
-		errs = append(errs, fmt.Sprintf("--preference-policy %q: want Respect, Ignore or WhileFree", f.preference))
+	if !slices.Contains([]scheduler.PreferencePolicy{scheduler.PreferenceRespect, scheduler.PreferenceHonor, scheduler.PreferenceIgnore, scheduler.PreferenceWhileFree}, scheduler.PreferencePolicy(f.preference)) {
+		errs = append(errs, fmt.Sprintf("--preference-policy %q: want Respect, Honor, Ignore or WhileFree", f.preference))
 	}
 	if !slices.Contains([]scheduler.MinValuesPolicy{scheduler.MinValuesStrict, scheduler.MinValuesBestEffort}, scheduler.MinValuesPolicy(f.minValues)) {
 		errs = append(errs, fmt.Sprintf("--min-values-policy %q: want Strict or BestEffort", f.minValues))
