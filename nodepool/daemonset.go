@@ -16,23 +16,6 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// HostPort is one host port a pod holds on its node: (IP, port, protocol).
-// Two pods conflict on a node when port and protocol are equal and the IPs
-// are equal or either is the wildcard 0.0.0.0.
-type HostPort struct {
-	// IP is the container port's hostIP, or "0.0.0.0" when unset.
-	IP   string `json:"ip"`
-	Port int32  `json:"port"`
-	// Protocol is TCP when unset.
-	Protocol corev1.Protocol `json:"protocol"`
-}
-
-func (p HostPort) String() string { return fmt.Sprintf("%s:%d/%s", p.IP, p.Port, p.Protocol) }
-
-func compareHostPorts(a, b HostPort) int {
-	return cmp.Or(cmp.Compare(a.Port, b.Port), cmp.Compare(a.Protocol, b.Protocol), cmp.Compare(a.IP, b.IP))
-}
-
 // DaemonSet is what a DaemonSet costs every node it runs on, and where it
 // runs, parsed once by NewDaemonSet. It is an immutable value: accessors
 // return copies.
@@ -60,7 +43,7 @@ type DaemonSet struct {
 //     to every DaemonSet pod (not-ready and unreachable NoExecute;
 //     disk-pressure, memory-pressure, pid-pressure and unschedulable
 //     NoSchedule; network-unavailable NoSchedule for hostNetwork pods).
-//   - HostPorts: the containers' host ports, sorted and unique.
+//   - HostPorts: the pod's host ports (PodHostPorts), sorted and unique.
 //   - node constraints: nodeSelector ∩ each required node-affinity term, one
 //     alternative per term, or just the nodeSelector when there are no terms.
 //     Keys are normalised by schema. A term that does not parse (a bad
@@ -86,7 +69,7 @@ func NewDaemonSet(ds *appsv1.DaemonSet, schema requirements.Schema) (DaemonSet, 
 		name:        ds.Name,
 		requests:    podrequests.Of(spec),
 		tolerations: daemonTolerations(spec),
-		hostPorts:   hostPorts(spec),
+		hostPorts:   sortedHostPorts(spec),
 		schema:      schema,
 	}
 	d.alternatives, d.skipped = alternatives(spec, schema)
@@ -113,24 +96,6 @@ func daemonTolerations(spec *corev1.PodSpec) []corev1.Toleration {
 		add(corev1.TaintNodeNetworkUnavailable, corev1.TaintEffectNoSchedule)
 	}
 	return out
-}
-
-func hostPorts(spec *corev1.PodSpec) []HostPort {
-	var out []HostPort
-	for _, c := range spec.Containers {
-		for _, p := range c.Ports {
-			if p.HostPort == 0 {
-				continue
-			}
-			out = append(out, HostPort{
-				IP:       cmp.Or(p.HostIP, "0.0.0.0"),
-				Port:     p.HostPort,
-				Protocol: cmp.Or(p.Protocol, corev1.ProtocolTCP),
-			})
-		}
-	}
-	slices.SortFunc(out, compareHostPorts)
-	return slices.Compact(out)
 }
 
 // alternatives returns the DS pod's node constraints and the selector

@@ -312,3 +312,19 @@ func TestDaemonSetOverhead(t *testing.T) {
 		t.Errorf("no DaemonSet runs: (-want +got):\n%s", diff)
 	}
 }
+
+// A DaemonSet's sidecar (an init container with restartPolicy Always) holds
+// its host ports as long as the pod runs; a plain init container's ports
+// are gone before the containers start (PodHostPorts).
+func TestDaemonSetSidecarHostPorts(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	pod := daemon("ds").HostPort(9100, "").Obj()
+	pod.Spec.InitContainers = []corev1.Container{
+		{Name: "setup", Ports: []corev1.ContainerPort{{ContainerPort: 70, HostPort: 70}}},
+		{Name: "proxy", RestartPolicy: &always, Ports: []corev1.ContainerPort{{ContainerPort: 15001, HostPort: 15001}}},
+	}
+	want := []nodepool.HostPort{{IP: "0.0.0.0", Port: 9100, Protocol: corev1.ProtocolTCP}, {IP: "0.0.0.0", Port: 15001, Protocol: corev1.ProtocolTCP}}
+	if diff := gocmp.Diff(want, mustDaemonSet(t, testutil.DaemonSet("mesh", pod)).HostPorts()); diff != "" {
+		t.Errorf("HostPorts (-want +got):\n%s", diff)
+	}
+}

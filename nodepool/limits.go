@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodeplan/nodeplan/requirements"
 )
 
 // Limits cap the total CAPACITY of a pool's nodes, not their allocatable and
@@ -34,21 +36,58 @@ func (t Template) Remaining(used corev1.ResourceList) corev1.ResourceList {
 	return out
 }
 
-// FitsLimits reports whether one more node of an instance type with this
-// capacity stays within remaining (see Remaining): for every limited
-// resource, capacity ≤ remaining. A resource the type lacks counts 0; the
-// "nodes" resource counts 1 (unless capacity sets it). Resources are checked
-// in sorted order and the first one exceeded is returned, so the answer is
-// deterministic. An empty remaining (no limits) fits everything.
-func FitsLimits(remaining corev1.ResourceList, capacity corev1.ResourceList) (exceeded corev1.ResourceName, ok bool) {
+// Usage returns what the template's existing nodes hold against its
+// limits, the used of Remaining: the sum of the capacities of the nodes
+// labelled karpenter.sh/nodepool=<the template's name>, and their number
+// under ResourceNodes. A node being deleted still counts (it is there until
+// it is gone); a nil node is skipped.
+func (t Template) Usage(nodes []*corev1.Node) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	count := int64(0)
+	for _, n := range nodes {
+		if n == nil || n.Labels[requirements.LabelNodePool] != t.Name {
+			continue
+		}
+		count++
+		for name, q := range n.Status.Capacity {
+			sum := out[name]
+			sum.Add(q)
+			out[name] = sum
+		}
+	}
+	out[ResourceNodes] = *resource.NewQuantity(count, resource.DecimalSI)
+	return out
+}
+
+// Exceeded returns, sorted, the limited resources that new nodes of this
+// total capacity would exceed: those where capacity > remaining (see
+// Remaining). A resource the capacity lacks counts 0, so a resource
+// already over its limit (negative remaining) is exceeded by any node;
+// ResourceNodes counts 1 (one node) unless capacity sets it (the number of
+// nodes). An empty remaining (no limits) is never exceeded. This is the
+// one limits rule: FitsLimits asks it of one node, the solver derives its
+// per-dimension form from Remaining, and the plan checker asks it of a
+// NodePool's NodeClaims together.
+func Exceeded(remaining, capacity corev1.ResourceList) []corev1.ResourceName {
+	var out []corev1.ResourceName
 	for _, name := range slices.Sorted(maps.Keys(remaining)) {
 		c, has := capacity[name]
 		if !has && name == ResourceNodes {
 			c = *resource.NewQuantity(1, resource.DecimalSI)
 		}
 		if c.Cmp(remaining[name]) > 0 {
-			return name, false
+			out = append(out, name)
 		}
+	}
+	return out
+}
+
+// FitsLimits reports whether one more node of an instance type with this
+// capacity stays within remaining (see Exceeded), and else the first
+// resource (by name) it exceeds, so the answer is deterministic.
+func FitsLimits(remaining corev1.ResourceList, capacity corev1.ResourceList) (exceeded corev1.ResourceName, ok bool) {
+	if over := Exceeded(remaining, capacity); len(over) > 0 {
+		return over[0], false
 	}
 	return "", true
 }

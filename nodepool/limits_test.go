@@ -115,3 +115,57 @@ func TestLimitsSeed(t *testing.T) {
 		t.Errorf("FitsLimits (-want +got):\n%s", diff)
 	}
 }
+
+// TestUsage: the capacity of the pool's nodes, deleting or not, and their
+// number; other pools' nodes and unmanaged nodes do not count.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	mine := func(name, cpu string) *corev1.Node {
+		return testutil.Node(name).Label("karpenter.sh/nodepool", "a").Capacity(corev1.ResourceCPU, cpu).Obj()
+	}
+	nodes := []*corev1.Node{
+		mine("n1", "4"),
+		testutil.Node("n2").Label("karpenter.sh/nodepool", "a").Capacity(corev1.ResourceCPU, "2").Capacity("nvidia.com/gpu", "1").Deleting().Obj(),
+		testutil.Node("other").Label("karpenter.sh/nodepool", "b").Capacity(corev1.ResourceCPU, "64").Obj(),
+		testutil.Node("unmanaged").Capacity(corev1.ResourceCPU, "64").Obj(),
+		nil,
+	}
+	tmpl := mustTemplate(t, testutil.NodePool("a").Limit(corev1.ResourceCPU, "10").Obj())
+	if diff := gocmp.Diff(list("cpu", "6", "nvidia.com/gpu", "1", "nodes", "2"), tmpl.Usage(nodes)); diff != "" {
+		t.Errorf("Usage (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff(list("nodes", "0"), tmpl.Usage(nil)); diff != "" {
+		t.Errorf("Usage of no nodes (-want +got):\n%s", diff)
+	}
+}
+
+// TestExceeded: every limited resource that new nodes of this total
+// capacity exceed, sorted; FitsLimits is its first.
+func TestExceeded(t *testing.T) {
+	tests := []struct {
+		name      string
+		remaining corev1.ResourceList
+		capacity  corev1.ResourceList
+		want      []corev1.ResourceName
+	}{
+		{name: "no limits", remaining: corev1.ResourceList{}, capacity: list("cpu", "96")},
+		{name: "within every limit", remaining: list("cpu", "8", "nodes", "2"), capacity: list("cpu", "8", "nodes", "2")},
+		{name: "every resource over, sorted", remaining: list("nodes", "1", "memory", "1Gi", "cpu", "1"), capacity: list("cpu", "4", "memory", "16Gi", "nodes", "2"),
+			want: []corev1.ResourceName{"cpu", "memory", "nodes"}},
+		{name: "nodes unset counts one", remaining: list("nodes", "0"), capacity: list("cpu", "1"), want: []corev1.ResourceName{"nodes"}},
+		{name: "lacking a resource already over its limit", remaining: list("nvidia.com/gpu", "-1"), capacity: list("cpu", "1"), want: []corev1.ResourceName{"nvidia.com/gpu"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := nodepool.Exceeded(tc.remaining, tc.capacity)
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Exceeded (-want +got):\n%s", diff)
+			}
+			first, ok := nodepool.FitsLimits(tc.remaining, tc.capacity)
+			if ok != (len(got) == 0) || (!ok && first != got[0]) {
+				t.Errorf("FitsLimits = %q, %v; want the first of Exceeded %v", first, ok, got)
+			}
+		})
+	}
+}

@@ -154,6 +154,28 @@ func (s Schema) Normalize(key string) string {
 	return key
 }
 
+// NormalizeLabels returns labels with every alias rewritten to its stable
+// key (Normalize). When a label map carries both an alias and its stable
+// key, the stable key's value wins, whatever the map order; of two aliases
+// of one key, the first by name wins. labels is not modified.
+func (s Schema) NormalizeLabels(labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels))
+	keys := slices.Sorted(maps.Keys(labels))
+	for _, k := range keys {
+		if s.Normalize(k) == k {
+			out[k] = labels[k]
+		}
+	}
+	for _, k := range keys {
+		if n := s.Normalize(k); n != k {
+			if _, ok := out[n]; !ok {
+				out[n] = labels[k]
+			}
+		}
+	}
+	return out
+}
+
 // IsRestricted reports whether users may not constrain key: a restricted key
 // such as kubernetes.io/hostname, or a key in a restricted domain that is not
 // well-known (karpenter.sh/foo, but not karpenter.sh/capacity-type).

@@ -41,6 +41,40 @@ func TestSchemaNormalize(t *testing.T) {
 	}
 }
 
+// TestSchemaNormalizeLabels: aliases become stable keys, and the stable
+// key's own value wins over an alias's whatever the map order.
+func TestSchemaNormalizeLabels(t *testing.T) {
+	t.Parallel()
+	ebs := requirements.DefaultSchema().WithAliases(map[string]string{"topology.ebs.csi.aws.com/zone": zone})
+	tests := []struct {
+		name   string
+		schema requirements.Schema
+		labels map[string]string
+		want   map[string]string
+	}{
+		{name: "nil", schema: requirements.DefaultSchema(), want: map[string]string{}},
+		{name: "B-029 alias rewritten, others kept", schema: requirements.DefaultSchema(),
+			labels: map[string]string{"failure-domain.beta.kubernetes.io/zone": "z1", team: "a"},
+			want:   map[string]string{zone: "z1", team: "a"}},
+		{name: "the stable key wins", schema: requirements.DefaultSchema(),
+			labels: map[string]string{"failure-domain.beta.kubernetes.io/zone": "z1", zone: "z2"},
+			want:   map[string]string{zone: "z2"}},
+		{name: "two aliases: the first by name wins", schema: ebs,
+			labels: map[string]string{"topology.ebs.csi.aws.com/zone": "z3", "failure-domain.beta.kubernetes.io/zone": "z1"},
+			want:   map[string]string{zone: "z1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for range 5 { // map order must not matter
+				if diff := gocmp.Diff(tt.want, tt.schema.NormalizeLabels(tt.labels)); diff != "" {
+					t.Fatalf("NormalizeLabels (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
 // TestSchemaWithIsACopy: the With* methods leave their receiver alone, so one
 // base schema can be extended by several providers.
 func TestSchemaWithIsACopy(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // boundSeed seeds every generated input of TestPriceLowerBound; case i
@@ -331,7 +332,7 @@ func checkBound(t *testing.T, in boundInput) boundStat {
 	t.Helper()
 	res, err := scheduler.Solve(in.pods, in.pools, in.cat)
 	require.NoError(t, err)
-	require.NoError(t, scheduler.Verify(in.pods, in.pools, in.cat, res), "precondition: the plan verifies")
+	require.NoError(t, verify.Plan(in.pods, in.pools, in.cat, res), "precondition: the plan verifies")
 	require.Empty(t, res.ExistingNodes, "precondition: no existing nodes")
 
 	index := map[string]int{}

@@ -360,10 +360,10 @@ func (s *solver) derivePreferences(c *class) {
 				continue
 			}
 			candidate := kept.Intersect(tr)
-			if karp {
-				candidate = tr // each term alone
-			}
-			if !s.feasible(c, candidate) {
+			// Karpenter tries each term alone, and an impossible one is a
+			// relaxation step like any other (it relaxes the kinds before
+			// it first); nodeplan drops what cannot hold before placing.
+			if !karp && !s.feasible(c, candidate) {
 				c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
 				continue
 			}
@@ -429,11 +429,11 @@ func (s *solver) derivePreferences(c *class) {
 		c.prefStep[i] = ignoredStep
 	}
 	c.taintStp = -1
-	// WhileFree first, then Respect; Ignore kinds get no step.
+	// WhileFree first, then Respect and Honor; Ignore kinds get no step.
 	for _, want := range []PreferencePolicy{PreferenceWhileFree, PreferenceRespect} {
 		for _, cd := range cands {
 			pol := s.cfg.policyFor(cd.st.kind)
-			if pol != want {
+			if pol != want && !(pol == PreferenceHonor && want == PreferenceRespect) {
 				continue
 			}
 			cd.st.policy = pol
@@ -533,6 +533,10 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 	if a == nil {
 		return
 	}
+	if s.cfg.karpenterRelaxation {
+		spec.Affinity = pessimisticAntiAffinity(a, spec.Labels)
+		a = spec.Affinity
+	}
 	ignoreAff := s.cfg.policyFor(PreferPodAffinity) == PreferenceIgnore && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
 	ignoreAnti := s.cfg.policyFor(PreferPodAntiAffinity) == PreferenceIgnore && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
 	if !ignoreAff && !ignoreAnti {
@@ -546,6 +550,30 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
 	}
 	spec.Affinity = a
+}
+
+// pessimisticAntiAffinity drops, for the plan made in Karpenter's order, the
+// preferred anti-affinity terms on a key other than hostname that select
+// the pod itself: Karpenter counts a pod on a NodeClaim whose zone is still
+// open in every zone it could land in, so the second replica finds every
+// zone taken and relaxes the term (its replicas share nodes). Without this
+// the plan in Karpenter's order would keep replicas apart at a price
+// Karpenter never pays.
+func pessimisticAntiAffinity(a *corev1.Affinity, podLabels map[string]string) *corev1.Affinity {
+	if a.PodAntiAffinity == nil || len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
+		return a
+	}
+	self := func(w corev1.WeightedPodAffinityTerm) bool {
+		sel, err := metav1.LabelSelectorAsSelector(w.PodAffinityTerm.LabelSelector)
+		return err == nil && w.PodAffinityTerm.LabelSelector != nil && w.PodAffinityTerm.TopologyKey != requirements.LabelHostname &&
+			sel.Matches(labels.Set(podLabels))
+	}
+	if !slices.ContainsFunc(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, self) {
+		return a
+	}
+	a = a.DeepCopy()
+	a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = slices.DeleteFunc(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, self)
+	return a
 }
 
 // maxFollowChecks caps the selector matches spent ordering followers (pods

@@ -93,3 +93,31 @@ func ExampleWithDaemonSets() {
 	// 0 DaemonSets: small, requests 1 cpu
 	// 1 DaemonSets: large, requests 2500m cpu
 }
+
+// Resolve reads what options say, defaults filled in and validated as
+// Solve validates them: code that must see the input as Solve sees it (the
+// plan checker in scheduler/verify) reads options this way.
+func ExampleResolve() {
+	settings, err := scheduler.Resolve(
+		scheduler.WithPreferencePolicy(scheduler.PreferenceIgnore),
+		scheduler.WithPreferencePolicyFor(scheduler.PreferTopologySpread, scheduler.PreferenceRespect),
+	)
+	if err != nil {
+		panic(err)
+	}
+	for _, k := range scheduler.PreferenceKinds() {
+		fmt.Println(k, settings.Preferences[k])
+	}
+	fmt.Println("minValues", settings.MinValues, "options", settings.MaxInstanceTypeOptions)
+
+	_, err = scheduler.Resolve(scheduler.WithMaxInstanceTypeOptions(0))
+	fmt.Println(err)
+	// Output:
+	// PodAffinity Ignore
+	// PodAntiAffinity Ignore
+	// NodeAffinity Ignore
+	// TopologySpread Respect
+	// PreferNoSchedule Ignore
+	// minValues Strict options 100
+	// WithMaxInstanceTypeOptions: 0: must be at least 1
+}

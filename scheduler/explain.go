@@ -1,8 +1,11 @@
 package scheduler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -21,22 +24,68 @@ type failure struct {
 }
 
 // reason renders the failure for people: the causes joined by "; ",
-// identical messages counted once.
+// identical messages counted once, the closest first; with more than one
+// NodePool, then a count of their causes by code, as kube-scheduler counts
+// nodes ("0/3 NodePools: 2 InsufficientResources, 1 UntoleratedTaint").
 func (f *failure) reason() string {
 	var parts []string
 	count := map[string]int{}
+	byCode := map[ReasonCode]int{}
+	pools := 0
 	for _, c := range f.causes {
 		if count[c.Message] == 0 {
 			parts = append(parts, c.Message)
 		}
 		count[c.Message]++
+		if c.NodePool != "" {
+			byCode[c.Code]++
+			pools++
+		}
 	}
 	for i, p := range parts {
 		if n := count[p]; n > 1 {
 			parts[i] = fmt.Sprintf("%s (x%d)", p, n)
 		}
 	}
+	if pools > 1 {
+		codes := slices.SortedFunc(maps.Keys(byCode), func(a, b ReasonCode) int {
+			if c := cmp.Compare(byCode[b], byCode[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		var hist []string
+		for _, code := range codes {
+			hist = append(hist, fmt.Sprintf("%d %s", byCode[code], code))
+		}
+		parts = append(parts, fmt.Sprintf("0/%d NodePools: %s", pools, strings.Join(hist, ", ")))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// closeness ranks a NodePool's refusal by how far the pod got through the
+// checks: a taint or a label refuses it first, then instance types,
+// resources, limits, ports and reservations, topology, minValues.
+func closeness(code ReasonCode) int {
+	switch code {
+	case ReasonTaint:
+		return 1
+	case ReasonUndefinedLabel, ReasonIncompatible:
+		return 2
+	case ReasonNoInstanceType, ReasonDaemonSetOverhead, ReasonNoOffering, ReasonVolumeTopology:
+		return 3
+	case ReasonInsufficient:
+		return 4
+	case ReasonLimits:
+		return 5
+	case ReasonHostPort, ReasonReservation:
+		return 6
+	case ReasonTopologySpread, ReasonPodAffinity, ReasonPodAntiAffinity:
+		return 7
+	case ReasonMinValues:
+		return 8
+	}
+	return 0
 }
 
 // explain works out why a pod could not be placed, with every preference
@@ -58,6 +107,9 @@ func (s *solver) explain(pp *pending) *failure {
 	for _, p := range s.pools {
 		f.causes = append(f.causes, s.explainPool(c, p, level))
 	}
+	// The NodePool that came closest leads: failing on resources says
+	// more than failing on a taint the pod was never meant to tolerate.
+	slices.SortStableFunc(f.causes, func(a, b Cause) int { return closeness(b.Code) - closeness(a.Code) })
 	if en := s.explainExisting(c, level); en.Message != "" {
 		f.causes = append(f.causes, en)
 	}
@@ -92,6 +144,10 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 	var firstIncompat error
 	var last Cause
 	for alt := range c.alts {
+		if key, empty := c.alts[alt].Empty(); empty {
+			last = cause(ReasonIncompatible, key, clashOn(c.sample, key), "", "the pod's own requirements leave no value for %s: %s", key, clashOn(c.sample, key))
+			continue
+		}
 		a, ok := s.newAttempt(c, alt, level, true)
 		if !ok {
 			continue
@@ -176,7 +232,7 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 			}
 		}
 		var zero binpack.Vec
-		if !s.minValuesOK(p, id, c.requests, &zero) {
+		if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {
 			msg, _ := s.minValuesShort(p, info.reqs, types)
 			last = cause(ReasonMinValues, "", "", "", "%s", msg)
 			continue
@@ -333,4 +389,38 @@ func (s *solver) offeredBeyondReservations(p *pool, info *reqInfo, need binpack.
 		return true
 	})
 	return found
+}
+
+// clashOn lists what a pod requires of key, in its nodeSelector and its
+// required node-affinity terms, e.g. "term 0: integer Gt [9], integer Lt [1]".
+func clashOn(p *corev1.Pod, key string) string {
+	var parts []string
+	if v, ok := p.Spec.NodeSelector[key]; ok {
+		parts = append(parts, fmt.Sprintf("nodeSelector %s=%s", key, v))
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for i, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			var exprs []string
+			for _, e := range t.MatchExpressions {
+				if e.Key == key {
+					exprs = append(exprs, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
+				}
+			}
+			if len(exprs) > 0 {
+				parts = append(parts, fmt.Sprintf("term %d: %s", i, strings.Join(exprs, ", ")))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "volume topology and node requirements disagree"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// chargeOK reports whether a new claim of pool p on type t meets the pool's
+// minValues within its limits.
+func (s *solver) chargeOK(p *pool, id int32, need binpack.Vec, t int, ports []hostPort) bool {
+	var zero binpack.Vec
+	_, ok := s.chargeFor(p, id, need, t, ports, &zero)
+	return ok
 }

@@ -117,22 +117,7 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	prices := s.idx.Prices(info.offer)
 	for _, t32 := range info.members {
 		t := int(t32)
-		if !cl.used.Fits(p.usable[t]) {
-			continue
-		}
-		if p.limited {
-			capT := s.idx.Capacity(t)
-			over := false
-			for _, d := range p.limitDims {
-				if capT[d] > cl.charged[d] {
-					over = true
-				}
-			}
-			if over {
-				continue
-			}
-		}
-		if len(cl.ports) > 0 && s.dsPortClash(p, t, cl.ports) {
+		if !s.optionFits(p, t, cl.used, true, &cl.charged, cl.ports) {
 			continue
 		}
 		var pr float64
@@ -270,16 +255,14 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || (r.IsFinite() && len(r.Values()) <= 1) {
 			continue
 		}
-		if v, ok := r.Pick(s.labelSeed(cl, k)); ok {
+		if v, ok := s.openValue(cl, r); ok {
 			reqs = reqs.Add(requirements.In(k, v).WithMinValues(r.MinValues()))
 		}
 	}
 	for k, v := range reqs.Labels() {
-		if k == requirements.LabelInstanceType && len(names) > 1 {
-			continue
-		}
 		labels[k] = v
 	}
+	s.offeringLabels(labels, best.t, zone, ct, resID)
 	requests := cl.used.Add(p.ds[best.t])
 	nc := NodeClaim{
 		NodePool:            p.tmpl.Name,
@@ -307,6 +290,28 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	return nc, true
 }
 
+// offeringLabels adds the labels of the offering a NodeClaim launches: its
+// instance type's labels, the instance type, zone, zone ID, capacity type
+// and capacity reservation, as the node will carry them (where the
+// requirements allow several values, the launched offering decides).
+func (s *solver) offeringLabels(labels map[string]string, t int, zone, ct, resID string) {
+	it := s.idx.Type(t)
+	for k, v := range it.Labels {
+		if v != "" { // an empty catalog value reads as no label (DoesNotExist matches it)
+			labels[k] = v
+		}
+	}
+	labels[requirements.LabelInstanceType] = it.Name
+	labels[requirements.LabelTopologyZone] = zone
+	labels[requirements.LabelCapacityType] = ct
+	if id := s.idx.ZoneID(zone); id != "" {
+		labels[instancetypes.LabelZoneID] = id
+	}
+	if resID != "" {
+		labels[instancetypes.LabelReservationID] = resID
+	}
+}
+
 // pick returns the values whose flag is set (values are sorted, so is the result).
 func pick(values []string, ok []bool) []string {
 	var out []string
@@ -316,6 +321,22 @@ func pick(values []string, ok []bool) []string {
 		}
 	}
 	return out
+}
+
+// openValue picks the value of a custom label a claim's requirements leave
+// open. On a key topology counts on, a domain that already exists, when the
+// requirement allows one: the claim's pods do not care (else topology would
+// have pinned the key), but a fresh value would be a new, empty domain that
+// lowers the global minimum of every spread on the key, and kube-scheduler
+// would then refuse the pods that carry it. Otherwise a value drawn from the
+// solve's seed, as Karpenter labels its nodes.
+func (s *solver) openValue(cl *claim, r requirements.Requirement) (string, bool) {
+	for _, v := range s.topo.Values(r.Key()) {
+		if r.Has(v) {
+			return v, true
+		}
+	}
+	return r.Pick(s.labelSeed(cl, r.Key()))
 }
 
 // labelSeed derives the seed of a generated label value from the solve's

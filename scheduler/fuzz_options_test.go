@@ -15,6 +15,7 @@ import (
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // fuzzBytes hands out the fuzzer's bytes as small choices (0 once used up).
@@ -138,7 +139,7 @@ func FuzzSolveOptions(f *testing.F) {
 			if !errors.As(err, &ie) {
 				t.Fatalf("Solve: %v is not an *InputError", err)
 			}
-			if verr := scheduler.Verify(pods, pools, cat, res, opts...); verr == nil {
+			if verr := verify.Plan(pods, pools, cat, res, opts...); verr == nil {
 				t.Fatalf("Solve refused the input (%v) but Verify accepts it", err)
 			}
 			return
@@ -165,7 +166,7 @@ func FuzzSolveOptions(f *testing.F) {
 		if len(seen) != len(pods) {
 			t.Errorf("the plan holds %d pods, the input %d", len(seen), len(pods))
 		}
-		if err := scheduler.Verify(pods, pools, cat, res, opts...); err != nil {
+		if err := verify.Plan(pods, pools, cat, res, opts...); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 	})

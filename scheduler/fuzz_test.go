@@ -9,6 +9,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // FuzzSolve feeds mutated manifests to Solve: whatever decodes must solve
@@ -61,7 +62,7 @@ func FuzzSolve(f *testing.F) {
 		if len(placed) != res.Summary.Pods {
 			t.Errorf("%d pods in the plan, summary says %d", len(placed), res.Summary.Pods)
 		}
-		if err := scheduler.Verify(in.Pods, in.NodePools, cat, res, in.Options()...); err != nil {
+		if err := verify.Plan(in.Pods, in.NodePools, cat, res, in.Options()...); err != nil {
 			t.Errorf("plan fails Verify: %v", err)
 		}
 	})

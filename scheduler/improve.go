@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -180,6 +181,19 @@ func bySizeDesc(pods []*pending) []*pending {
 	return out
 }
 
+// smallerFirst orders pods by cpu request, then memory, ascending, then by
+// name.
+func smallerFirst(a, b *pending) int {
+	ra, rb := &a.cls.requests, &b.cls.requests
+	if c := cmp.Compare(ra[0], rb[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(ra[1], rb[1]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.name, b.name)
+}
+
 // largerFirst orders pods by cpu request, then memory, descending, then by
 // name.
 func largerFirst(a, b *pending) int {
@@ -223,6 +237,36 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	// Leave the source for the duration of the search.
 	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
+	best, found := s.roomFor(a, src, budget)
+	crossed := false
+	if !found && c.topo.MayChangeDomain() {
+		// Another domain, when every spread the pod counts in still holds
+		// for the pods that carry it once the pod has moved.
+		free, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+		if best, found = s.roomFor(free, src, budget); found {
+			a, crossed = free, true
+		}
+	}
+	if !found {
+		s.topo.Record(c.topo, a.active, &srcHost)
+		return nil
+	}
+	dst := best.claim
+	before := s.snapshot(dst)
+	s.detach(pp)
+	s.commit(pp, a, best)
+	if crossed && !s.topo.SpreadHolds(c.topo) {
+		s.moveBack(pp, src)
+		s.restore(dst, before)
+		return nil
+	}
+	return dst
+}
+
+// roomFor finds the claim of src's pool, other than src, that takes the
+// attempt's pod at no extra price and is left the fullest.
+func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
+	c := a.c
 	var best evaluation
 	found, seen, examined := false, 0, 0
 	for _, b := range src.pool.buckets {
@@ -269,13 +313,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			break
 		}
 	}
-	if !found {
-		s.topo.Record(c.topo, a.active, &srcHost)
-		return nil
-	}
-	s.detach(pp)
-	s.commit(pp, a, best)
-	return best.claim
+	return best, found
 }
 
 // moveBack returns pp to claim dst (undoing a move from dst to another
@@ -293,7 +331,11 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	t, pos, price, ok := s.cheapestFit(ports, dst.pool, dst.reqID, need, &dst.charged, 0, math.Inf(1), dst)
+	id := s.reqs.compat(dst.reqID, pp.att.reqID) // dst may have widened since the pod left
+	if id < 0 {
+		id = dst.reqID
+	}
+	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
 		if fromNode != nil {
@@ -310,7 +352,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 			dst.pool.nodesLeft--
 		}
 	}
-	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: dst.reqID, typ: t, pos: pos, price: price, need: need})
+	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).
@@ -350,14 +392,52 @@ func (s *solver) detach(pp *pending) {
 	}
 	defer s.updateHold(cl)
 	defer s.reindex(cl)
+	s.widen(cl)
 	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price, cl)
 	if !ok || price > cl.price {
 		return
 	}
-	capT := s.idx.Capacity(t)
+	capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, t, cl.ports, &cl.charged)
+	if !ok {
+		return
+	}
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	cl.typ, cl.pos, cl.price = t, pos, price
+}
+
+// widen gives a claim back the requirements its remaining pods do not need:
+// its NodePool's ∩ each remaining pod's, with the claim's own values kept
+// on every key topology counts on (its pods were counted in those domains).
+// A claim that held a pod needing a memory-heavy type may then refit to a
+// small one once that pod has left.
+func (s *solver) widen(cl *claim) {
+	id := cl.pool.reqID
+	for _, o := range cl.pods {
+		if id = s.reqs.compat(id, o.att.reqID); id < 0 {
+			return
+		}
+	}
+	if keys := s.topo.Keys(); len(keys) > 0 {
+		cur := s.reqs.info(cl.reqID).reqs
+		keep := make([]requirements.Requirement, 0, len(keys))
+		for _, k := range keys {
+			if k != requirements.LabelHostname {
+				keep = append(keep, cur.Get(k))
+			}
+		}
+		if id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(keep...), nil)); id < 0 {
+			return
+		}
+	}
+	if id == cl.reqID {
+		return
+	}
+	s.unindex(cl)
+	cl.reqID = id
+	b := s.bucketFor(id)
+	cl.bucket = b
+	b.claims = append(b.claims, cl)
 }
 
 // buildSlack indexes the room of every live claim, bucket by bucket.

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -82,6 +83,10 @@ func smallerClaim(x, y *claim) int {
 // together, all three may.
 func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 	if len(dst.pods) == 0 {
+		return
+	}
+	if dst.pool.limited {
+		s.mergeAtOnce(dst, bySize, budget)
 		return
 	}
 	type fold struct {
@@ -293,4 +298,131 @@ func (s *solver) pinToDomains(id int32, c *class, from requirements.Requirements
 	}
 	id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
 	return id, id >= 0
+}
+
+// mergeAtOnce is the merge for a NodePool with resource limits, where the
+// claims to fold must leave before dst can grow: one at a time, dst would
+// need limits that only the last fold gives back. It plans the set on
+// prices (the cheapest type for the union of requests under the union of
+// requirements, within the limits the set frees), takes every pod of the
+// set off its claim, then adds each to dst through the ordinary evaluation;
+// if one is refused, or the result is not cheaper, everything goes back.
+func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
+	chain := s.mergePlan(dst, bySize, budget)
+	if len(chain) == 0 {
+		return
+	}
+	start := s.snapshot(dst)
+	before := dst.price + s.cfg.nodeCost
+	type off struct {
+		pp  *pending
+		src *claim
+		a   attempt
+	}
+	var offs []off
+	for _, src := range chain {
+		before += src.price + s.cfg.nodeCost
+		srcReqs := s.reqs.info(src.reqID).reqs
+		for _, pp := range slices.Clone(src.pods) {
+			a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			if ok {
+				a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, srcReqs)
+			}
+			if !ok {
+				a, _ = s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			}
+			host := s.hostOf(pp)
+			s.topo.Unrecord(pp.cls.topo, a.active, &host)
+			s.detach(pp)
+			offs = append(offs, off{pp, src, a})
+		}
+	}
+	slices.SortStableFunc(offs, func(x, y off) int { return largerFirst(x.pp, y.pp) })
+	ok := true
+	for _, o := range offs {
+		*budget--
+		ev, fits, _ := s.evalClaim(o.a, dst)
+		if !fits {
+			ok = false
+			break
+		}
+		s.commit(o.pp, o.a, ev)
+	}
+	if ok && dst.price+s.cfg.nodeCost < before-priceEps {
+		return
+	}
+	for i := len(offs) - 1; i >= 0; i-- {
+		o := offs[i]
+		if o.pp.claim == nil {
+			s.returnTo(o.pp, o.a, o.src)
+		} else {
+			s.moveBack(o.pp, o.src)
+		}
+	}
+	s.restore(dst, start)
+}
+
+// returnTo puts pp, which is on no claim, back on claim cl it left.
+func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
+	need := cl.used.Add(pp.cls.requests)
+	ports := append(slices.Clone(cl.ports), pp.cls.ports...)
+	id := s.reqs.compat(cl.reqID, a.reqID) // cl may have widened since the pod left
+	if id < 0 {
+		id = cl.reqID
+	}
+	t, pos, price, ok := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl)
+	if !ok {
+		return // cannot happen: cl held the pod
+	}
+	if cl.dropped {
+		cl.dropped = false
+		if cl.pool.nodesLeft > 0 {
+			cl.pool.nodesLeft--
+		}
+	}
+	s.commit(pp, a, evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
+}
+
+// mergePlan returns the claims worth folding into dst at once: candidates
+// taken smallest first into a growing set while some type of the pool holds
+// the union within the limits the set frees, and the prefix whose cheapest
+// type saves the most over the claims apart (nil when none saves).
+func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
+	p := dst.pool
+	id, need, charged := dst.reqID, dst.used, dst.charged
+	ports := slices.Clone(dst.ports)
+	apart := dst.price
+	var chain []*claim
+	bestLen, bestSave := 0, priceEps
+	for _, src := range s.mergeCandidates(dst, bySize) {
+		if *budget <= 0 || len(chain) >= mergeWidth {
+			break
+		}
+		nid := s.reqs.and(id, src.reqID)
+		if nid < 0 {
+			continue
+		}
+		if _, clash := portsConflict(ports, src.ports); clash {
+			continue
+		}
+		nneed := need.Add(src.used)
+		info := s.reqs.info(nid)
+		info.typeSet(s)
+		if !nneed.Fits(info.maxUsable) {
+			continue
+		}
+		id, need, charged = nid, nneed, charged.Add(src.charged)
+		ports = append(ports, src.ports...)
+		apart += src.price + s.cfg.nodeCost
+		chain = append(chain, src)
+		*budget--
+		t, _, price, ok := s.cheapestFit(ports, p, id, need, &charged, 0, math.Inf(1), nil)
+		if !ok {
+			continue
+		}
+		if _, mv := s.chargeFor(p, id, need, t, ports, &charged); mv && apart-price > bestSave {
+			bestLen, bestSave = len(chain), apart-price
+		}
+	}
+	return chain[:bestLen]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // TestNodeCost checks that a per-node cost moves the plan to fewer, larger
@@ -51,7 +52,7 @@ func TestNodeCost(t *testing.T) {
 			if got := types(res); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("instance types %v, want %v", got, tt.want)
 			}
-			if err := scheduler.Verify(pods, pools, cat, res, tt.opts...); err != nil {
+			if err := verify.Plan(pods, pools, cat, res, tt.opts...); err != nil {
 				t.Error(err)
 			}
 		})

@@ -25,9 +25,18 @@ const (
 	// PreferenceRespect treats preferences (preferred node affinity,
 	// preferred pod affinity and anti-affinity, ScheduleAnyway spread,
 	// PreferNoSchedule taints) as requirements first, then relaxes them one
-	// at a time, lowest weight first, until the pod places. This is
-	// Karpenter's default.
+	// at a time until the pod places. This is Karpenter's default, and its
+	// price: where honouring the preferences nodeplan's way (every term that
+	// can hold, the lightest relaxed first) would cost more than relaxing
+	// them in Karpenter's order (one preferred node-affinity term at a time,
+	// the heaviest dropped first; replicas' preferred zone anti-affinity
+	// relaxed as Karpenter's pessimism does), the plan relaxes them as
+	// Karpenter would. Preferences never cost more than under Karpenter.
 	PreferenceRespect PreferencePolicy = "Respect"
+	// PreferenceHonor honours as many preferences as can hold, relaxing the
+	// lightest first, whatever Karpenter would have paid: the richer policy,
+	// for preferences that matter more than their price.
+	PreferenceHonor PreferencePolicy = "Honor"
 	// PreferenceIgnore ignores preferences entirely.
 	PreferenceIgnore PreferencePolicy = "Ignore"
 	// PreferenceWhileFree keeps a preference only while honouring it does not

@@ -20,7 +20,7 @@ import (
 // solver in a form it could not handle: every problem is an *InputError
 // naming the option (and, for a list, the index across every call of the
 // option, in order), and all of them are returned together (errors.Join).
-// It is what Solve and Verify run first.
+// It is what Solve and Resolve run first.
 func (c *config) check() error {
 	var errs []error
 	errs = append(errs, c.checkPolicies()...)
@@ -67,11 +67,11 @@ func (c *config) checkPolicies() []error {
 }
 
 func isPolicy(p PreferencePolicy) bool {
-	return p == PreferenceRespect || p == PreferenceIgnore || p == PreferenceWhileFree
+	return p == PreferenceRespect || p == PreferenceHonor || p == PreferenceIgnore || p == PreferenceWhileFree
 }
 
 func policyMessage(p PreferencePolicy) string {
-	return fmt.Sprintf("policy %q: want Respect, Ignore or WhileFree", p)
+	return fmt.Sprintf("policy %q: want Respect, Honor, Ignore or WhileFree", p)
 }
 
 func kindList() string {

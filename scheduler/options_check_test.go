@@ -16,10 +16,12 @@ import (
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // Caller input that the solver cannot use is an *InputError naming the
-// option and the index, from Solve and Verify alike, never a panic.
+// option and the index, from Solve, Resolve and verify.Plan alike, never a
+// panic.
 func TestOptionInputErrors(t *testing.T) {
 	t.Parallel()
 	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
@@ -57,7 +59,7 @@ func TestOptionInputErrors(t *testing.T) {
 		{"negative node cost", []scheduler.Option{scheduler.WithNodeCost(-1)}, []string{"WithNodeCost: -1: must be a finite number, not negative"}},
 		{"negative budget", []scheduler.Option{scheduler.WithImprovementBudget(-1)}, []string{"WithImprovementBudget: -1: must not be negative"}},
 		{"no options", []scheduler.Option{scheduler.WithMaxInstanceTypeOptions(0)}, []string{"WithMaxInstanceTypeOptions: 0: must be at least 1"}},
-		{"policy", []scheduler.Option{scheduler.WithPreferencePolicy("Sometimes")}, []string{`WithPreferencePolicy: policy "Sometimes": want Respect, Ignore or WhileFree`}},
+		{"policy", []scheduler.Option{scheduler.WithPreferencePolicy("Sometimes")}, []string{`WithPreferencePolicy: policy "Sometimes": want Respect, Honor, Ignore or WhileFree`}},
 		{"unknown kind", []scheduler.Option{scheduler.WithPreferencePolicyFor("Colour", scheduler.PreferenceIgnore)},
 			[]string{`WithPreferencePolicyFor(Colour): unknown preference kind "Colour" (kinds: PodAffinity, PodAntiAffinity, NodeAffinity, TopologySpread, PreferNoSchedule)`}},
 		{"min values", []scheduler.Option{scheduler.WithMinValuesPolicy("Lax")}, []string{`WithMinValuesPolicy: policy "Lax": want Strict or BestEffort`}},
@@ -69,8 +71,9 @@ func TestOptionInputErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, solveErr := scheduler.Solve(pods, pools, cat, tt.opts...)
-			verifyErr := scheduler.Verify(pods, pools, cat, scheduler.Result{}, tt.opts...)
-			for _, err := range []error{solveErr, verifyErr} {
+			_, resolveErr := scheduler.Resolve(tt.opts...)
+			verifyErr := verify.Plan(pods, pools, cat, scheduler.Result{}, tt.opts...)
+			for _, err := range []error{solveErr, resolveErr, verifyErr} {
 				if tt.want == nil {
 					continue
 				}

@@ -483,7 +483,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
 		return ev, false, false
 	}
-	if !s.minValuesOK(cl.pool, id, need, &cl.charged) {
+	if _, ok := s.chargeFor(cl.pool, id, need, t, ports, &cl.charged); !ok {
 		return ev, false, false
 	}
 	u := cl.pool.usable[t]
@@ -519,13 +519,13 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	if !fits {
 		return evaluation{}, false
 	}
-	if !s.minValuesOK(p, id, c.requests, &zero) {
-		return evaluation{}, false
-	}
 	if s.fills(p) && !s.hasReservations {
 		if o, ok := s.limitSized(c, p, id); ok {
 			t, pos, price = o.t, o.pos, o.price
 		}
+	}
+	if _, ok := s.chargeFor(p, id, c.requests, t, c.ports, &zero); !ok {
+		return evaluation{}, false
 	}
 	return evaluation{pool: p, reqID: id, typ: t, pos: pos, price: price, delta: price, need: c.requests}, true
 }
@@ -599,36 +599,55 @@ func (s *solver) dsPortClash(p *pool, t int, ports []hostPort) bool {
 	return false
 }
 
-// minValuesOK reports whether the types of set id that fit need still offer
-// every minValues of the pool (always true under BestEffort).
-func (s *solver) minValuesOK(p *pool, id int32, need binpack.Vec, charged *binpack.Vec) bool {
+// chargeFor returns the capacity a claim of pool p with requirements id,
+// holding need on its cheapest type t, is charged against the pool's
+// limits, and whether it can be placed at all. Without minValues it is t's
+// capacity. With minValues (Strict) the claim lists at least the cheapest
+// options that meet them, any of which the cloud may launch, so it is
+// charged the largest capacity among them (as Karpenter subtracts the
+// largest option), and it cannot be placed when the options that fit need
+// within the limits left to it (charged: what it holds now), capped at the
+// number of options, fall short.
+func (s *solver) chargeFor(p *pool, id int32, need binpack.Vec, t int, ports []hostPort, charged *binpack.Vec) (binpack.Vec, bool) {
+	capT := s.idx.Capacity(t)
 	if len(p.minValues) == 0 || s.cfg.minValues == MinValuesBestEffort {
-		return true
+		return capT, true
 	}
 	info := s.reqs.info(id)
 	info.typeSet(s)
-	// The types the NodeClaim would list: those that fit, cheapest first,
-	// up to the cap on options (so the cap never breaks minValues later).
-	fit := binpack.NewTypeSet(s.idx.Len())
-	n := 0
+	prices := s.idx.Prices(info.offer)
+	set := binpack.NewTypeSet(s.idx.Len())
+	charge, n := capT, 0
 	for _, t32 := range info.members {
-		t := int(t32)
-		if !need.Fits(p.usable[t]) {
-			continue
-		}
-		if p.limited {
-			capT := s.idx.Capacity(t)
-			if !p.withinLimits(&capT, charged) {
-				continue
-			}
-		}
-		fit.Set(t)
-		if n++; n >= s.cfg.maxOptions {
+		tt := int(t32)
+		if n >= s.cfg.maxOptions {
 			break
 		}
+		capTT := s.idx.Capacity(tt)
+		if math.IsInf(prices[tt], 1) || !s.optionFits(p, tt, need, false, nil, ports) || !p.withinLimits(&capTT, charged) {
+			continue
+		}
+		set.Set(tt)
+		charge, n = charge.Max(capTT), n+1
+		if _, ok := s.minValuesShort(p, info.reqs, set); ok {
+			return charge, p.withinLimits(&charge, charged)
+		}
 	}
-	_, ok := s.minValuesShort(p, info.reqs, fit)
-	return ok
+	return capT, false
+}
+
+// optionFits is the test an instance type passes to be one of a NodeClaim's
+// options: it holds need with DaemonSet overhead, spends no more of the
+// pool's limits than the claim is charged (when capped: capChosen), and its
+// DaemonSets take none of ports.
+func (s *solver) optionFits(p *pool, t int, need binpack.Vec, capped bool, capChosen *binpack.Vec, ports []hostPort) bool {
+	if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
+		return false
+	}
+	if capped && p.limited && !p.spendsNoMore(s.idx.Capacity(t), *capChosen) {
+		return false
+	}
+	return len(ports) == 0 || !s.dsPortClash(p, t, ports)
 }
 
 // minValuesShort returns the first minValues requirement the types of set
@@ -779,7 +798,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 			ev.pool.nodesLeft--
 		}
 	}
-	capT := s.idx.Capacity(ev.typ)
+	capT, _ := s.chargeFor(cl.pool, ev.reqID, ev.need, ev.typ, append(slices.Clip(cl.ports), c.ports...), &cl.charged)
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {

@@ -19,6 +19,10 @@ import (
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
+//   - under the Ignore or WhileFree policy, the plans of the stricter
+//     policies too (a plan that honours more preferences is a valid plan
+//     under a looser policy), so that looser never costs more:
+//     Ignore ≤ WhileFree ≤ Respect;
 //   - when pods are left unplaced and a bounded NodePool's claims hold
 //     capacity no pod uses, a plan that fills claims first and sizes new
 //     ones for the limits (limitsize.go);
@@ -30,6 +34,23 @@ import (
 
 // bestOf makes the plans and returns the best.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	best, err := bestOfPolicy(pods, nodePools, catalog, cfg)
+	if err != nil || len(best.pending) > alternativeMaxPods {
+		return best, err
+	}
+	plans := []*solver{best}
+	for _, strict := range stricterPolicies(cfg) {
+		p, err := bestOfPolicy(pods, nodePools, catalog, strict)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	return bestPlan(plans), nil
+}
+
+// bestOfPolicy makes the plans of one preference policy.
+func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
@@ -92,7 +113,11 @@ const alternativeMaxPods = 20000
 func (s *solver) plan() {
 	s.run()
 	s.improve()
+	if s.retryUnplaced() {
+		s.improve() // what the retry placed may share room with the rest
+	}
 	s.unstrand()
+	s.settle()
 	s.planned = true
 }
 
@@ -135,12 +160,21 @@ func (s *solver) placed() int {
 }
 
 // relaxesPreferences reports whether Karpenter's order of relaxation could
-// differ from nodeplan's for some pod: it has two or more Respect steps of
-// one kind (two preferred node-affinity terms, two weights of preferred pod
-// affinity or anti-affinity, two ScheduleAnyway constraints). With at most
-// one of each kind, both orders are the same.
+// differ from nodeplan's for some pod: it has preferences under the Respect
+// policy and two or more of one kind (two preferred node-affinity terms, two
+// weights of preferred pod affinity or anti-affinity, two ScheduleAnyway
+// constraints), or a preferred term nodeplan drops before placing because
+// nothing can satisfy it (Karpenter tries it, and relaxes the kinds before
+// it first), or preferred anti-affinity among its replicas on a key other
+// than hostname (see pessimisticAntiAffinity). With at most one of each kind, both orders are the same.
 func (s *solver) relaxesPreferences() bool {
 	for _, c := range s.classes {
+		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
+			continue
+		}
+		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) {
+			return true
+		}
 		n := map[PreferenceKind]int{}
 		for _, st := range c.steps {
 			if st.policy == PreferenceRespect {
@@ -210,4 +244,51 @@ func (s *solver) canLaunchFor(p *pool, c *class) bool {
 		return true
 	})
 	return found
+}
+
+// stricterPolicies returns the configs whose policies are stricter than
+// cfg's (Ignore → WhileFree, then Ignore and WhileFree → Respect), where
+// they differ. Honor is stricter than Respect and has none.
+func stricterPolicies(cfg config) []config {
+	up := func(from, to PreferencePolicy) (config, bool) {
+		c := cfg
+		changed := false
+		c.preferenceByKind = map[PreferenceKind]PreferencePolicy{}
+		for _, k := range PreferenceKinds() {
+			p := cfg.policyFor(k)
+			if p == from || (from == "" && (p == PreferenceIgnore || p == PreferenceWhileFree)) {
+				p, changed = to, true
+			}
+			c.preferenceByKind[k] = p
+		}
+		return c, changed
+	}
+	var out []config
+	if c, ok := up(PreferenceIgnore, PreferenceWhileFree); ok {
+		out = append(out, c)
+	}
+	if c, ok := up("", PreferenceRespect); ok {
+		out = append(out, c)
+	}
+	return out
+}
+
+// retryUnplaced places again, in queue order, the pods the first pass left
+// unplaced: improving the plan frees room and limits they may now use. It
+// reports whether it placed any.
+func (s *solver) retryUnplaced() bool {
+	placed := false
+	for _, pp := range s.queue() {
+		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && s.place(pp) {
+			placed = true
+		}
+	}
+	return placed
+}
+
+// selfZoneAntiAffinity reports whether the class prefers its replicas apart
+// on a key other than hostname (which Karpenter's pessimism relaxes).
+func selfZoneAntiAffinity(c *class) bool {
+	a := c.sample.Spec.Affinity
+	return a != nil && pessimisticAntiAffinity(a, c.labels) != a
 }

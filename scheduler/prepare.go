@@ -3,13 +3,12 @@ package scheduler
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -38,7 +37,8 @@ type pool struct {
 	limited   bool
 	remaining binpack.Vec // per limited dimension; math.MaxInt64 where unlimited
 	limitDims []int
-	nodesLeft int // -1: no nodes limit
+	overLimit bool // over the limit of a resource no type has: nothing fits
+	nodesLeft int  // -1: no nodes limit
 	minValues []requirements.Requirement
 	claims    int
 	buckets   []*bucket
@@ -47,43 +47,20 @@ type pool struct {
 	noTypesDS bool // noTypes because DaemonSet overhead fits no type
 }
 
-// hostPort is one (ip, port, protocol) a pod holds on its node.
+// hostPort is one (ip, port, protocol) a pod holds on its node. The rules
+// on host ports are package nodepool's, shared with scheduler/verify:
+// podHostPorts and portsConflict are the solver's names for them.
 type hostPort = nodepool.HostPort
 
+// portsConflict returns the first port of a that clashes with one of b
+// (nodepool.HostPortClash).
 func portsConflict(a, b []hostPort) (hostPort, bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Port == y.Port && x.Protocol == y.Protocol && (x.IP == y.IP || x.IP == "0.0.0.0" || y.IP == "0.0.0.0" || x.IP == "::" || y.IP == "::") {
-				return x, true
-			}
-		}
-	}
-	return hostPort{}, false
+	x, _, clash := nodepool.HostPortClash(a, b)
+	return x, clash
 }
 
-func podHostPorts(spec *corev1.PodSpec) []hostPort {
-	var out []hostPort
-	add := func(cs []corev1.Container) {
-		for _, c := range cs {
-			for _, p := range c.Ports {
-				if p.HostPort <= 0 {
-					continue
-				}
-				hp := hostPort{IP: p.HostIP, Port: p.HostPort, Protocol: p.Protocol}
-				if hp.IP == "" {
-					hp.IP = "0.0.0.0"
-				}
-				if hp.Protocol == "" {
-					hp.Protocol = corev1.ProtocolTCP
-				}
-				out = append(out, hp)
-			}
-		}
-	}
-	add(spec.InitContainers)
-	add(spec.Containers)
-	return out
-}
+// podHostPorts returns the host ports a pod holds (nodepool.PodHostPorts).
+func podHostPorts(spec *corev1.PodSpec) []hostPort { return nodepool.PodHostPorts(spec) }
 
 // pending is one pending pod.
 type pending struct {
@@ -122,12 +99,25 @@ type existingNode struct {
 	notReady bool
 }
 
-// prepare builds pools, existing nodes and pod classes.
+// preparePools builds the DaemonSets and the pools, in the order of pools.
 func (s *solver) preparePools(pools []nodepool.NodePool) error {
 	tmpls, err := nodepool.Templates(pools, s.schema)
 	if err != nil {
 		return err
 	}
+	if err := s.prepareDaemonSets(); err != nil {
+		return err
+	}
+	for i, t := range tmpls {
+		p := s.newPool(i, t)
+		p.reqID = s.reqs.intern(p.reqs, p)
+		s.pools = append(s.pools, p)
+	}
+	return nil
+}
+
+// prepareDaemonSets parses the DaemonSets and their request vectors.
+func (s *solver) prepareDaemonSets() error {
 	var dss []nodepool.DaemonSet
 	for _, d := range s.cfg.daemonSets {
 		ds, err := nodepool.NewDaemonSet(d, s.schema)
@@ -147,67 +137,66 @@ func (s *solver) preparePools(pools []nodepool.NodePool) error {
 		}
 		s.dsVecs[i] = v
 	}
-	n := s.idx.Len()
-	for i, t := range tmpls {
-		p := &pool{idx: i, tmpl: t, nodesLeft: -1}
-		p.types = s.idx.Filter(t.Requirements)
-		if key, empty := t.Requirements.Empty(); empty {
-			p.types = binpack.NewTypeSet(n)
-			p.noTypes = fmt.Sprintf("requirement on %s cannot be met", key)
-		}
-		p.usable = make([]binpack.Vec, n)
-		p.ds = make([]binpack.Vec, n)
-		p.dsSets = make([][]int, n)
-		before := p.types.Count()
-		s.daemonOverhead(p)
-		if before > 0 && p.types.IsEmpty() {
-			p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
-			p.noTypesDS = true
-		}
-		for _, tt := range t.Taints {
-			if tt.Effect == corev1.TaintEffectPreferNoSchedule {
-				p.preferNo = true
-			}
-		}
-		for r := range t.Requirements.All() {
-			if r.MinValues() > 0 {
-				p.minValues = append(p.minValues, r)
-			}
-		}
-		s.poolLimits(p)
-		// Zones and capacity types the pool's types offer.
-		zones, cts := map[string]bool{}, map[string]bool{}
-		p.types.Each(func(ti int) bool {
-			for _, o := range s.idx.Type(ti).Offerings {
-				if !o.Unavailable && t.Requirements.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
-					t.Requirements.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
-					t.Requirements.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
-					zones[o.Zone] = true
-					cts[o.CapacityType] = true
-				}
-			}
-			return true
-		})
-		for z := range zones {
-			p.zones = append(p.zones, z)
-		}
-		for c := range cts {
-			p.cts = append(p.cts, c)
-		}
-		slices.Sort(p.zones)
-		slices.Sort(p.cts)
-		p.reqs = t.Requirements
-		if len(p.zones) > 0 {
-			p.reqs = p.reqs.Add(requirements.In(requirements.LabelTopologyZone, p.zones...),
-				requirements.In(requirements.LabelCapacityType, p.cts...))
-		}
-		if p.types.IsEmpty() && p.noTypes == "" {
-			p.noTypes = "no instance type satisfies the NodePool's requirements"
-		}
-		p.reqID = s.reqs.intern(p.reqs, p)
-		s.pools = append(s.pools, p)
-	}
 	return nil
+}
+
+// newPool prepares one NodePool's template for placement: its usable
+// types and their DaemonSet overhead, its preferences, minValues and
+// limits, and its requirements narrowed to what its types offer.
+func (s *solver) newPool(i int, t nodepool.Template) *pool {
+	n := s.idx.Len()
+	p := &pool{idx: i, tmpl: t, nodesLeft: -1}
+	p.types = s.idx.Filter(t.Requirements)
+	if key, empty := t.Requirements.Empty(); empty {
+		p.types = binpack.NewTypeSet(n)
+		p.noTypes = fmt.Sprintf("requirement on %s cannot be met", key)
+	}
+	p.usable = make([]binpack.Vec, n)
+	p.ds = make([]binpack.Vec, n)
+	p.dsSets = make([][]int, n)
+	before := p.types.Count()
+	s.daemonOverhead(p)
+	if before > 0 && p.types.IsEmpty() {
+		p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
+		p.noTypesDS = true
+	}
+	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
+	for r := range t.Requirements.All() {
+		if r.MinValues() > 0 {
+			p.minValues = append(p.minValues, r)
+		}
+	}
+	s.poolLimits(p)
+	s.poolOfferings(p)
+	if p.types.IsEmpty() && p.noTypes == "" {
+		p.noTypes = "no instance type satisfies the NodePool's requirements"
+	}
+	return p
+}
+
+// poolOfferings sets the zones and capacity types the pool's types offer
+// under its requirements, and narrows its requirements to them.
+func (s *solver) poolOfferings(p *pool) {
+	reqs := p.tmpl.Requirements
+	zones, cts := map[string]bool{}, map[string]bool{}
+	p.types.Each(func(ti int) bool {
+		for _, o := range s.idx.Type(ti).Offerings {
+			if !o.Unavailable && reqs.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
+				reqs.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
+				reqs.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
+				zones[o.Zone] = true
+				cts[o.CapacityType] = true
+			}
+		}
+		return true
+	})
+	p.zones = slices.Sorted(maps.Keys(zones))
+	p.cts = slices.Sorted(maps.Keys(cts))
+	p.reqs = reqs
+	if len(p.zones) > 0 {
+		p.reqs = p.reqs.Add(requirements.In(requirements.LabelTopologyZone, p.zones...),
+			requirements.In(requirements.LabelCapacityType, p.cts...))
+	}
 }
 
 // daemonOverhead computes, per instance type, the DaemonSets of the pool that
@@ -255,27 +244,17 @@ func (s *solver) daemonOverhead(p *pool) {
 	})
 }
 
-// poolLimits computes what the pool may still launch: limits minus the
-// capacity of its existing nodes.
+// poolLimits derives the pool's per-dimension form of the limits rule
+// (nodepool.Exceeded): remaining is the template's Remaining after its
+// existing nodes' Usage, in the catalog's integer units, and withinLimits
+// and charge test and spend it on capacity vectors. A limited resource no
+// instance type has is 0 on every type, so it is exceeded only when the
+// pool is already over it, and then by every type (overLimit).
 func (s *solver) poolLimits(p *pool) {
 	if len(p.tmpl.Limits) == 0 {
 		return
 	}
-	used := corev1.ResourceList{}
-	nodes := int64(0)
-	for _, n := range s.cfg.nodes {
-		if n.Labels[requirements.LabelNodePool] != p.tmpl.Name {
-			continue
-		}
-		nodes++
-		for name, q := range n.Status.Capacity {
-			sum := used[name]
-			sum.Add(q)
-			used[name] = sum
-		}
-	}
-	used[nodepool.ResourceNodes] = *resource.NewQuantity(nodes, resource.DecimalSI)
-	rem := p.tmpl.Remaining(used)
+	rem := p.tmpl.Remaining(p.tmpl.Usage(s.cfg.nodes))
 	for i := range p.remaining {
 		p.remaining[i] = math.MaxInt64
 	}
@@ -286,7 +265,10 @@ func (s *solver) poolLimits(p *pool) {
 		}
 		d, ok := s.dims.Index(name)
 		if !ok {
-			continue // no type has the resource: it can never be exceeded
+			if q.Sign() < 0 {
+				p.limited, p.overLimit = true, true
+			}
+			continue
 		}
 		p.limited = true
 		p.limitDims = append(p.limitDims, d)
@@ -318,6 +300,9 @@ func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
 func (p *pool) withinLimits(capNew, capOld *binpack.Vec) bool {
 	if !p.limited {
 		return true
+	}
+	if p.overLimit {
+		return false
 	}
 	for _, d := range p.limitDims {
 		if capNew[d]-capOld[d] > p.remaining[d] {
@@ -360,13 +345,51 @@ func seedOf(pods []*corev1.Pod, pools []nodepool.NodePool) uint64 {
 func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 
 // prepareExisting builds the existing nodes and the topology view of the
-// pods bound to them.
+// pods bound to them. It returns the pods of nodes being deleted, which
+// need a new home, as pending pods.
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
 	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
-	nodes := slices.Clone(s.cfg.nodes)
-	slices.SortStableFunc(nodes, func(a, b *corev1.Node) int {
-		ai, bi := nodeInitialized(a), nodeInitialized(b)
+	for i, n := range initialisedFirst(s.cfg.nodes) {
+		if n.DeletionTimestamp != nil {
+			deleting[n.Name] = true
+			continue
+		}
+		en := s.newExistingNode(i, n)
+		byName[n.Name] = en
+		s.existing = append(s.existing, en)
+	}
+	var eps []topology.ExistingPod
+	var resched []*corev1.Pod
+	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
+	for _, bp := range s.cfg.boundPods {
+		if kube.IsGone(bp) {
+			continue
+		}
+		if deleting[bp.Spec.NodeName] {
+			// A pod of a node being deleted needs a new home, unless its
+			// DaemonSet goes with the node.
+			if len(kube.DaemonSetOwners(bp)) == 0 {
+				p := bp.DeepCopy()
+				p.Spec.NodeName = ""
+				resched = append(resched, p)
+			}
+			continue
+		}
+		if en, ok := byName[bp.Spec.NodeName]; ok {
+			eps = append(eps, s.holdBoundPod(en, bp, dsRunning))
+		}
+	}
+	s.expectDaemonSets(dsRunning)
+	return eps, resched, nil
+}
+
+// initialisedFirst returns the nodes, initialised ones first
+// (nodepool.IsInitialized), each part by name.
+func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
+	out := slices.Clone(nodes)
+	slices.SortStableFunc(out, func(a, b *corev1.Node) int {
+		ai, bi := nodepool.IsInitialized(a), nodepool.IsInitialized(b)
 		if ai != bi {
 			if ai {
 				return -1
@@ -375,139 +398,69 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	for i, n := range nodes {
-		if n.DeletionTimestamp != nil {
-			deleting[n.Name] = true
-			continue
+	return out
+}
+
+// newExistingNode prepares one existing node that is not being deleted:
+// its labels and effective taints as nodepool reads them, its NodePool,
+// and its allocatable (capacity when none is reported).
+func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
+	en := &existingNode{idx: i, name: n.Name, node: n, labels: nodepool.NodeLabels(n, s.schema)}
+	en.reqs = s.schema.FromLabels(en.labels)
+	var startup []corev1.Taint
+	for _, p := range s.pools {
+		if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
+			en.pool, startup = p, p.tmpl.StartupTaints
 		}
-		en := &existingNode{idx: i, name: n.Name, node: n, labels: map[string]string{}}
-		for k, v := range n.Labels {
-			en.labels[s.schema.Normalize(k)] = v
-		}
-		if _, ok := en.labels[requirements.LabelHostname]; !ok {
-			en.labels[requirements.LabelHostname] = n.Name
-		}
-		en.reqs = s.schema.FromLabels(en.labels)
-		for _, p := range s.pools {
-			if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
-				en.pool = p
-			}
-		}
-		en.taints = effectiveTaints(n, en.pool)
-		alloc := n.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.Status.Capacity
-		}
-		en.free, _ = s.dims.Vector(alloc)
-		// Topology counts the node with the taints that keep pods off it, as
-		// placement does (startup and ephemeral taints of a node still
-		// initialising are not among them).
-		en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
-		en.notReady = n.Spec.Unschedulable
-		byName[n.Name] = en
-		s.existing = append(s.existing, en)
 	}
-	var eps []topology.ExistingPod
-	var resched []*corev1.Pod
-	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
-	for _, bp := range s.cfg.boundPods {
-		if bp.Status.Phase == corev1.PodSucceeded || bp.Status.Phase == corev1.PodFailed || bp.DeletionTimestamp != nil {
-			continue
-		}
-		if deleting[bp.Spec.NodeName] {
-			// A pod of a node being deleted needs a new home, unless its
-			// DaemonSet goes with the node.
-			if !slices.ContainsFunc(bp.OwnerReferences, func(o metav1.OwnerReference) bool { return o.Kind == "DaemonSet" }) {
-				p := bp.DeepCopy()
-				p.Spec.NodeName = ""
-				resched = append(resched, p)
-			}
-			continue
-		}
-		en, ok := byName[bp.Spec.NodeName]
-		if !ok {
-			continue
-		}
-		v, _ := s.dims.Vector(podrequests.OfPod(bp))
-		en.free = en.free.Sub(v)
-		en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
-		for _, o := range bp.OwnerReferences {
-			if o.Kind == "DaemonSet" {
-				if dsRunning[en.name] == nil {
-					dsRunning[en.name] = map[string]bool{}
-				}
-				dsRunning[en.name][kube.Key(bp.Namespace, o.Name)] = true
-			}
-		}
-		ep := topology.ExistingPod{Namespace: kube.Namespace(bp.Namespace), Labels: bp.Labels, Node: en.topo}
-		if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
-			ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-		}
-		eps = append(eps, ep)
+	en.taints = nodepool.EffectiveTaints(n, startup)
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
 	}
-	// DaemonSet pods that should run on a node but are not there yet.
+	en.free, _ = s.dims.Vector(alloc)
+	// Topology counts the node with the taints that keep pods off it, as
+	// placement does (startup and ephemeral taints of a node still
+	// initialising are not among them).
+	en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
+	en.notReady = n.Spec.Unschedulable
+	return en
+}
+
+// holdBoundPod takes a bound pod's requests and host ports off its node,
+// notes which DaemonSets already run there, and returns the pod as
+// topology sees it.
+func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, dsRunning map[string]map[string]bool) topology.ExistingPod {
+	v, _ := s.dims.Vector(podrequests.OfPod(bp))
+	en.free = en.free.Sub(v)
+	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
+	for _, name := range kube.DaemonSetOwners(bp) {
+		if dsRunning[en.name] == nil {
+			dsRunning[en.name] = map[string]bool{}
+		}
+		dsRunning[en.name][kube.Key(bp.Namespace, name)] = true
+	}
+	ep := topology.ExistingPod{Namespace: kube.Namespace(bp.Namespace), Labels: bp.Labels, Node: en.topo}
+	if a := bp.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		ep.AntiAffinity = a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return ep
+}
+
+// expectDaemonSets takes off every existing node the requests and host
+// ports of the DaemonSets that run there (nodepool.DaemonSet.RunsOn, on
+// the node's effective taints: a startup taint delays the pod, it does not
+// keep it away) but have no pod there yet.
+func (s *solver) expectDaemonSets(dsRunning map[string]map[string]bool) {
 	for _, en := range s.existing {
 		for i, ds := range s.daemonSets {
 			if dsRunning[en.name][kube.Key(ds.Namespace(), ds.Name())] {
 				continue
 			}
-			if dsRunsOnNode(ds, en) {
+			if ds.RunsOn(en.labels, en.taints) {
 				en.free = en.free.Sub(s.dsVecs[i])
 				en.ports = append(en.ports, ds.HostPorts()...)
 			}
 		}
 	}
-	return eps, resched, nil
-}
-
-func dsRunsOnNode(ds nodepool.DaemonSet, en *existingNode) bool {
-	if _, bad := requirements.UntoleratedTaint(en.node.Spec.Taints, ds.Tolerations()); bad {
-		return false
-	}
-	return slices.ContainsFunc(ds.Alternatives(), func(alt requirements.Requirements) bool { return alt.Matches(en.labels) })
-}
-
-func nodeInitialized(n *corev1.Node) bool {
-	if _, managed := n.Labels[requirements.LabelNodePool]; !managed {
-		return true // unmanaged nodes are treated as initialized
-	}
-	return n.Labels[requirements.LabelNodeInitialized] == "true"
-}
-
-// effectiveTaints returns the taints that keep new pods off an existing node.
-// On a Karpenter node that has not finished initialising, its NodePool's
-// startup taints and the well-known ephemeral taints are expected to go away.
-func effectiveTaints(n *corev1.Node, p *pool) []corev1.Taint {
-	if nodeInitialized(n) {
-		return n.Spec.Taints
-	}
-	var out []corev1.Taint
-	for _, t := range n.Spec.Taints {
-		if isEphemeralTaint(t) {
-			continue
-		}
-		if p != nil && slices.ContainsFunc(p.tmpl.StartupTaints, func(st corev1.Taint) bool {
-			return st.Key == t.Key && st.Effect == t.Effect && (st.Value == "" || st.Value == t.Value)
-		}) {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-func isEphemeralTaint(t corev1.Taint) bool {
-	switch {
-	case t.Key == corev1.TaintNodeNotReady && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute):
-		return true
-	case t.Key == corev1.TaintNodeUnreachable && t.Effect == corev1.TaintEffectNoSchedule:
-		return true
-	case t.Key == "node.cloudprovider.kubernetes.io/uninitialized" && t.Value == "true" && t.Effect == corev1.TaintEffectNoSchedule:
-		return true
-	case t.Key == "karpenter.sh/unregistered" && t.Effect == corev1.TaintEffectNoExecute:
-		return true
-	case strings.HasPrefix(t.Key, "readiness.k8s.io/"):
-		return true
-	}
-	return false
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // propertySeed seeds every generated input; case i uses the stream
@@ -43,7 +44,7 @@ func TestSolveProperties(t *testing.T) {
 			res, err := scheduler.Solve(in.pods, in.pools, in.catalog.cat, in.opts...)
 			require.NoError(t, err)
 			checkOnce(t, in, res)
-			err = scheduler.Verify(in.pods, in.pools, in.catalog.cat, res, in.opts...)
+			err = verify.Plan(in.pods, in.pools, in.catalog.cat, res, in.opts...)
 			if err != nil {
 				t.Errorf("catalog %s: %v", in.catalog.name, err)
 			}

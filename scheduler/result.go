@@ -100,31 +100,6 @@ type PreferenceCost struct {
 	ExtraPerHour    float64 `json:"extraPricePerHour"`
 }
 
-// ReasonCode classifies why a pod was not placed.
-type ReasonCode string
-
-// Reason codes, most specific first.
-const (
-	ReasonInvalidPod        ReasonCode = "InvalidPod"
-	ReasonDynamicResources  ReasonCode = "DynamicResources"
-	ReasonNoNodePool        ReasonCode = "NoNodePool"
-	ReasonIncompatible      ReasonCode = "IncompatibleRequirements"
-	ReasonUndefinedLabel    ReasonCode = "UndefinedLabel"
-	ReasonTaint             ReasonCode = "UntoleratedTaint"
-	ReasonNoInstanceType    ReasonCode = "NoInstanceType"
-	ReasonInsufficient      ReasonCode = "InsufficientResources"
-	ReasonNoOffering        ReasonCode = "NoOffering"
-	ReasonLimits            ReasonCode = "LimitsExceeded"
-	ReasonMinValues         ReasonCode = "MinValues"
-	ReasonTopologySpread    ReasonCode = "TopologySpread"
-	ReasonPodAffinity       ReasonCode = "PodAffinity"
-	ReasonPodAntiAffinity   ReasonCode = "PodAntiAffinity"
-	ReasonVolumeTopology    ReasonCode = "VolumeTopology"
-	ReasonHostPort          ReasonCode = "HostPort"
-	ReasonReservation       ReasonCode = "Reservation"
-	ReasonDaemonSetOverhead ReasonCode = "DaemonSetOverhead"
-)
-
 // Cause is one reason a candidate (a NodePool, an existing node) refused a
 // pod, with what was asked and what was on offer.
 type Cause struct {

@@ -22,6 +22,7 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/scenarios/*/want.txt from the current plans")
@@ -227,14 +228,11 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// checkVerify runs the independent plan checker when it exists.
+// checkVerify runs the independent plan checker (scheduler/verify).
 func checkVerify(t *testing.T, sc scenario, res scheduler.Result) {
 	t.Helper()
-	if verify == nil {
-		return
-	}
-	if err := verify(sc.in.Pods, sc.in.NodePools, sc.catalog, res, sc.opts...); err != nil {
-		t.Errorf("Verify: %v", err)
+	if err := verify.Plan(sc.in.Pods, sc.in.NodePools, sc.catalog, res, sc.opts...); err != nil {
+		t.Errorf("verify.Plan: %v", err)
 	}
 }
 

@@ -338,6 +338,7 @@ func (s *solver) run() {
 // beside its target is what it needs).
 func (s *solver) queue() []*pending {
 	sorted := slices.Clone(s.pending)
+	w := s.limitWeights()
 	slices.SortStableFunc(sorted, func(a, b *pending) int {
 		if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
 			if fa {
@@ -350,6 +351,14 @@ func (s *solver) queue() []*pending {
 				return -1
 			}
 			return 1
+		}
+		if s.cfg.fillBounded {
+			// Limits bind: the most pods fit smallest first, measured in
+			// the resources the limits count.
+			if c := cmp.Compare(limitShare(a, w), limitShare(b, w)); c != 0 {
+				return c
+			}
+			return smallerFirst(a, b)
 		}
 		return largerFirst(a, b)
 	})
@@ -392,6 +401,36 @@ func (s *solver) queue() []*pending {
 		}
 	}
 	return append(out, waiting...) // cycles of affinity: in size order
+}
+
+// limitWeights weighs each resource that a NodePool's limits count by the
+// inverse of what the tightest such limit has left (zero elsewhere).
+func (s *solver) limitWeights() binpack.Vec {
+	var w [binpack.MaxDims]float64
+	for _, p := range s.pools {
+		for _, d := range p.limitDims {
+			if r := p.remaining[d]; r > 0 {
+				w[d] = max(w[d], 1/float64(r))
+			}
+		}
+	}
+	var out binpack.Vec
+	for d, x := range w {
+		out[d] = int64(x * 1e18) // fixed point, so that the order is exact
+	}
+	return out
+}
+
+// limitShare is the largest share of a limit one pod of pp's size spends,
+// on the fixed-point scale of limitWeights.
+func limitShare(pp *pending, w binpack.Vec) float64 {
+	share := 0.0
+	for d, x := range w {
+		if x > 0 {
+			share = max(share, float64(pp.cls.requests[d])*float64(x))
+		}
+	}
+	return share
 }
 
 // InputError is invalid input to Solve.

@@ -71,3 +71,56 @@ func (s *solver) unplaceExisting(pp *pending) {
 	pp.node = nil
 	pp.cls.placedN--
 }
+
+// settle checks every placed pod against its own required topology rules
+// and the required rules of others on the plan as it ends, as
+// kube-scheduler will when the pod binds last: the improvement phase, the
+// repairs above and limits met at finalisation move and drop pods after
+// their neighbours were checked. A pod that no longer holds is taken off
+// and placed again under the plan's final counts; after a few rounds, those
+// that still do not hold stay unplaced (their reason says why).
+func (s *solver) settle() {
+	required := func(int) bool { return false }
+	for round := 0; round < settleRounds; round++ {
+		var bad []*pending
+		for _, pp := range s.pending {
+			c := pp.cls
+			if (pp.claim == nil && pp.node == nil) || !c.topo.Relevant() {
+				continue
+			}
+			host := s.hostOf(pp)
+			s.topo.Unrecord(c.topo, required, &host)
+			_, v := s.topo.Check(c.topo, required, &host, nil)
+			s.topo.Record(c.topo, required, &host)
+			if v != nil {
+				bad = append(bad, pp)
+			}
+		}
+		if len(bad) == 0 {
+			return
+		}
+		for _, pp := range bad {
+			s.takeOff(pp)
+		}
+		if round == settleRounds-1 {
+			return
+		}
+		for _, pp := range bad {
+			s.place(pp)
+		}
+	}
+}
+
+// settleRounds bounds the rounds of settle.
+const settleRounds = 3
+
+// takeOff removes a placed pod from its node or claim, topology included.
+func (s *solver) takeOff(pp *pending) {
+	host := s.hostOf(pp)
+	s.topo.Unrecord(pp.cls.topo, func(int) bool { return false }, &host)
+	if pp.claim != nil {
+		s.detach(pp)
+	} else {
+		s.unplaceExisting(pp)
+	}
+}

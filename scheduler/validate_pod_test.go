@@ -12,6 +12,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // A pending pod the API server would reject is never placed: its PodError
@@ -67,7 +68,7 @@ func TestSolveInvalidPods(t *testing.T) {
 			t.Errorf("%s: reason %q does not name %s", tt.pod.Name, p.Error.Reason, tt.field)
 		}
 	}
-	if err := scheduler.Verify(pods, []nodepool.NodePool{pool}, cat, res); err != nil {
+	if err := verify.Plan(pods, []nodepool.NodePool{pool}, cat, res); err != nil {
 		t.Errorf("Verify: %v", err)
 	}
 }

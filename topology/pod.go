@@ -354,10 +354,59 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, ks, cands, pins, rank)]))
+			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
 		}
 	}
+	if h.Node == nil && scope != HostnameOnly {
+		pins = t.filterPins(p, h, pins)
+	}
 	return pins, nil
+}
+
+// filterPins settles, for a NodeClaim, the node filter of every spread
+// group that counts the pod (the carriers' required node affinity, under
+// nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
+// the claim becomes matches the filter, and a claim whose requirements
+// leave that open might become either. The claim is narrowed to the first
+// alternative of the filter it can meet, so that it is counted, as placing
+// the pod assumes; a claim that can meet none is certainly not counted.
+func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) []requirements.Requirement {
+	reqs := h.Requirements.Add(pins...)
+	for _, g := range p.matched {
+		if g.kind != Spread || len(g.filterReqs) == 0 || decided(reqs, g.filterReqs) {
+			continue
+		}
+		for _, alt := range g.filterReqs {
+			if reqs.Compatible(alt, t.schema) != nil {
+				continue
+			}
+			if _, empty := reqs.Intersect(alt).Empty(); empty {
+				continue
+			}
+			for r := range alt.All() {
+				pins = append(pins, r)
+			}
+			reqs = reqs.Intersect(alt)
+			break
+		}
+	}
+	return pins
+}
+
+// decided reports whether every node meeting reqs meets one of the
+// alternatives, or none does.
+func decided(reqs requirements.Requirements, alts []requirements.Requirements) bool {
+	none := true
+	for _, alt := range alts {
+		both := reqs.Intersect(alt)
+		if both.Equal(reqs) {
+			return true // reqs imply alt
+		}
+		if _, empty := both.Empty(); !empty {
+			none = false
+		}
+	}
+	return none
 }
 
 func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
@@ -477,7 +526,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 				continue
 			}
 			m := int32(0)
-			if !hostname {
+			if !hostname && int32(len(g.eligible)) >= g.minDoms {
 				m = g.minOver(g.eligible)
 			}
 			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
@@ -571,21 +620,22 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 
 // choose picks the domain to pin a host to: one the ranker can price (a
 // node can launch there) before one it cannot, then the least loaded over
-// the spread groups that count or own the pod, then the cheaper by the
-// ranker, then by value. Any candidate satisfies every rule, so a domain
+// the spread groups of the pod's enforced terms and those that count it and
+// have carriers placed, then the cheaper by the ranker, then by value (a
+// relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
-func (t *Tracker) choose(p *Pod, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
 	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
 		for i := range p.Terms {
-			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread {
+			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
 				load += int64(term.g.get(d))
 			}
 		}
 		for _, g := range p.matched {
-			if g.ks == ks && g.kind == Spread {
+			if g.ks == ks && g.kind == Spread && g.ownersTotal > 0 {
 				load += int64(g.get(d))
 			}
 		}
@@ -706,6 +756,43 @@ func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 		}
 	}
 	return false
+}
+
+// MayChangeDomain reports whether the pod may move to a node in another
+// domain of a key other than hostname, its rules checked there as for any
+// placement, provided SpreadHolds after the move: topology counts it on such
+// a key, and no pod-affinity group counts it on one (pods following it
+// there would lose their match).
+func (p *Pod) MayChangeDomain() bool {
+	if !slices.ContainsFunc(p.keys, func(k string) bool { return k != requirements.LabelHostname }) {
+		return false
+	}
+	return !slices.ContainsFunc(p.matched, func(g *group) bool {
+		return g.kind == Affinity && g.ks.key != requirements.LabelHostname
+	})
+}
+
+// SpreadHolds reports whether every spread group that counts the pod, on a
+// key other than hostname, holds for the pods that carry it: in each domain
+// where one runs, the count less the global minimum is at most maxSkew (the
+// check kube-scheduler made when each of them bound, made on the plan as it
+// stands, so that no binding order breaks it).
+func (t *Tracker) SpreadHolds(p *Pod) bool {
+	for _, g := range p.matched {
+		if g.kind != Spread || g.ownersTotal == 0 || g.ks.key == requirements.LabelHostname {
+			continue
+		}
+		m := int32(0)
+		if int32(len(g.eligible)) >= g.minDoms {
+			m = g.minOver(g.eligible)
+		}
+		for d, n := range g.owners {
+			if n > 0 && g.get(int32(d))-m > g.maxSkew {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // SelfAffine reports whether the pod has a required affinity term that

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -139,6 +140,22 @@ func New(schema requirements.Schema, sources []Source, namespaces map[string]map
 		}
 	}
 	return t
+}
+
+// Values returns the domains of key seen so far (on existing nodes, in the
+// values NodePools offer, on placed claims), sorted; nil when no group
+// counts on key.
+func (t *Tracker) Values(key string) []string {
+	ks, ok := t.keys[key]
+	if !ok {
+		return nil
+	}
+	return slices.Sorted(slices.Values(ks.values))
+}
+
+// Keys returns the topology keys some group counts on, sorted.
+func (t *Tracker) Keys() []string {
+	return slices.Sorted(maps.Keys(t.keys))
 }
 
 func (t *Tracker) key(k string) *keyState {

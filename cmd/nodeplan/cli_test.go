@@ -142,7 +142,7 @@ metadata:
 			args:  []string{"-o", "xml", "--preference-policy", "Sometimes", "--min-values-policy", "Lax"},
 			want: []string{
 				`error: -o "xml": want table, json or yaml`,
-				`error: --preference-policy "Sometimes": want Respect, Ignore or WhileFree`,
+				`error: --preference-policy "Sometimes": want Respect, Honor, Ignore or WhileFree`,
 				`error: --min-values-policy "Lax": want Strict or BestEffort`,
 			},
 		},

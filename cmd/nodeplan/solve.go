@@ -14,6 +14,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 const solveUsage = `Usage: nodeplan solve -f PATH [-f PATH ...] [flags]
@@ -51,10 +52,10 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.catalog.file, "catalog", "", "an instance-type catalog (JSON, docs/CATALOG.md) instead of the built-in AWS one")
 	fs.StringVar(&f.catalog.region, "region", "us-east-1", "the region of the built-in catalog")
 	fs.StringVar(&f.zones, "zones", "", "comma-separated zones to plan in (default: every zone of the region)")
-	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Ignore or WhileFree")
+	fs.StringVar(&f.preference, "preference-policy", string(scheduler.PreferenceRespect), "how preferences are treated: Respect, Honor, Ignore or WhileFree")
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
-	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (scheduler.Verify): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
+	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (verify.Plan): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
 	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
@@ -68,8 +69,8 @@ func (f *solveFlags) check() []string {
 	if !slices.Contains([]string{"table", "json", "yaml"}, f.output) {
 		errs = append(errs, fmt.Sprintf("-o %q: want table, json or yaml", f.output))
 	}
-	if !slices.Contains([]scheduler.PreferencePolicy{scheduler.PreferenceRespect, scheduler.PreferenceIgnore, scheduler.PreferenceWhileFree}, scheduler.PreferencePolicy(f.preference)) {
-		errs = append(errs, fmt.Sprintf("--preference-policy %q: want Respect, Ignore or WhileFree", f.preference))
+	if !slices.Contains([]scheduler.PreferencePolicy{scheduler.PreferenceRespect, scheduler.PreferenceHonor, scheduler.PreferenceIgnore, scheduler.PreferenceWhileFree}, scheduler.PreferencePolicy(f.preference)) {
+		errs = append(errs, fmt.Sprintf("--preference-policy %q: want Respect, Honor, Ignore or WhileFree", f.preference))
 	}
 	if !slices.Contains([]scheduler.MinValuesPolicy{scheduler.MinValuesStrict, scheduler.MinValuesBestEffort}, scheduler.MinValuesPolicy(f.minValues)) {
 		errs = append(errs, fmt.Sprintf("--min-values-policy %q: want Strict or BestEffort", f.minValues))
@@ -165,11 +166,11 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// verifyLines checks the plan with scheduler.Verify: its violations (or
+// verifyLines checks the plan with verify.Plan: its violations (or
 // its input error), one line each.
 func verifyLines(in manifest.Input, cat instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) []string {
-	err := scheduler.Verify(in.Pods, in.NodePools, cat, res, opts...)
-	var ve *scheduler.VerifyError
+	err := verify.Plan(in.Pods, in.NodePools, cat, res, opts...)
+	var ve *verify.Error
 	if !errors.As(err, &ve) {
 		return errorLines(err)
 	}

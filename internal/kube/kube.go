@@ -1,11 +1,14 @@
 // Package kube holds the few Kubernetes object conventions that several
 // packages apply, so that each rule is written once: the namespace of a
-// namespaced object that names none, and the "namespace/name" key that
-// identifies it.
+// namespaced object that names none, the "namespace/name" key that
+// identifies it, whether a bound pod still holds its node, and which
+// DaemonSets own a pod.
 //
-// Flow: kube sits on nothing but the standard library; internal/manifest,
-// nodepool, topology and scheduler use it.
+// Flow: kube sits on k8s.io/api alone; internal/manifest, nodepool,
+// topology, scheduler and scheduler/verify use it.
 package kube
+
+import corev1 "k8s.io/api/core/v1"
 
 // DefaultNamespace is the namespace of a namespaced object whose
 // metadata.namespace is empty, as the API server defaults it.
@@ -22,3 +25,23 @@ func Namespace(ns string) string {
 // Key returns "namespace/name" of a namespaced object, its namespace
 // defaulted (Namespace).
 func Key(namespace, name string) string { return Namespace(namespace) + "/" + name }
+
+// IsGone reports whether a bound pod no longer holds its node: it has
+// finished (phase Succeeded or Failed) or is being deleted. Such a pod
+// takes no room and counts for no topology.
+func IsGone(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil
+}
+
+// DaemonSetOwners returns the names of the DaemonSets among the pod's
+// owners (in the pod's namespace), in order; none for a pod no DaemonSet
+// owns. A DaemonSet's pod goes with its node: it is never pending elsewhere.
+func DaemonSetOwners(p *corev1.Pod) []string {
+	var out []string
+	for _, o := range p.OwnerReferences {
+		if o.Kind == "DaemonSet" {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/internal/kube"
 )
@@ -14,5 +16,41 @@ func TestNamespaceAndKey(t *testing.T) {
 	want := []string{"default", "shop", "default/web-0", "shop/web-0"}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestIsGone(t *testing.T) {
+	t.Parallel()
+	now := metav1.Now()
+	tests := []struct {
+		name string
+		pod  corev1.Pod
+		want bool
+	}{
+		{name: "running", pod: corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodRunning}}},
+		{name: "pending phase", pod: corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}},
+		{name: "succeeded", pod: corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}, want: true},
+		{name: "failed", pod: corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed}}, want: true},
+		{name: "being deleted", pod: corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := kube.IsGone(&tt.pod); got != tt.want {
+				t.Errorf("IsGone = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDaemonSetOwners(t *testing.T) {
+	t.Parallel()
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{
+		{Kind: "ReplicaSet", Name: "web"}, {Kind: "DaemonSet", Name: "agent"}, {Kind: "DaemonSet", Name: "mesh"}}}}
+	if diff := gocmp.Diff([]string{"agent", "mesh"}, kube.DaemonSetOwners(p)); diff != "" {
+		t.Errorf("DaemonSetOwners (-want +got):\n%s", diff)
+	}
+	if got := kube.DaemonSetOwners(&corev1.Pod{}); got != nil {
+		t.Errorf("DaemonSetOwners of an unowned pod = %v, want none", got)
 	}
 }

@@ -105,3 +105,18 @@ func (b *InstanceTypeBuilder) OfferingOf(o instancetypes.Offering) *InstanceType
 	b.it.Offerings = append(b.it.Offerings, o)
 	return b
 }
+
+// ReservedTypes are two amd64 instance types in zone z1 with 2 cpu each,
+// for tests of capacity reservations: r.large (16Gi) has a reservation
+// "cr-1" of one instance at $0.01/h, cheaper than everything else, then
+// spot at $0.03 and on-demand at $0.12; m.small (4Gi) has spot at $0.02
+// and on-demand at $0.05.
+func ReservedTypes() []instancetypes.InstanceType {
+	r := InstanceType("r.large").Label(requirements.LabelArch, "amd64").CPU("2").Memory("16Gi").Pods("10").
+		OfferingOf(instancetypes.Offering{Zone: "z1", CapacityType: requirements.CapacityTypeReserved, Price: 0.01,
+			ReservationID: "cr-1", ReservationCapacity: 1}).
+		Offering("z1", requirements.CapacityTypeSpot, 0.03).Offering("z1", requirements.CapacityTypeOnDemand, 0.12).Obj()
+	m := InstanceType("m.small").Label(requirements.LabelArch, "amd64").CPU("2").Memory("4Gi").Pods("10").
+		Offering("z1", requirements.CapacityTypeSpot, 0.02).Offering("z1", requirements.CapacityTypeOnDemand, 0.05).Obj()
+	return []instancetypes.InstanceType{r, m}
+}

@@ -7,6 +7,8 @@
 package testutil
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -215,3 +217,15 @@ func (b *PodBuilder) Overhead(cpu, memory string) *PodBuilder {
 	b.p.Spec.Overhead = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
 	return b
 }
+
+// Replicas builds n pods, the i-th by build(i) (name it with ReplicaName).
+func Replicas(n int, build func(i int) *corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		out[i] = build(i)
+	}
+	return out
+}
+
+// ReplicaName names the i-th replica of prefix: "prefix-i".
+func ReplicaName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }

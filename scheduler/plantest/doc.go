@@ -1,7 +1,7 @@
 // Package plantest makes table tests of NodePools and workloads short: it
 // loads a scenario (a folder of manifests, or YAML inline), solves it on the
-// built-in AWS catalog or a given one, checks the plan with scheduler.Verify,
-// and answers by pod name — which NodePool, NodeClaim or existing node, which
+// built-in AWS catalog or a given one, checks the plan with verify.Plan
+// (package scheduler/verify), and answers by pod name — which NodePool, NodeClaim or existing node, which
 // instance type and family, architecture, zone and capacity type, or, for a
 // pod left unplaced, the reason code. A failed expectation reads as a
 // sentence naming the pod, what was wanted and what it got:

@@ -8,6 +8,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // TB is the part of testing.TB the helpers use: *testing.T and *testing.B
@@ -49,7 +50,7 @@ func WithSolveOptions(opts ...scheduler.Option) Option {
 }
 
 // Plan is a solved scenario: its input, the catalog it was solved on, and
-// the plan, which passed scheduler.Verify.
+// the plan, which passed verify.Plan (scheduler/verify).
 type Plan struct {
 	Input   manifest.Input
 	Catalog instancetypes.Catalog
@@ -59,7 +60,7 @@ type Plan struct {
 // Load reads the manifests of path, a folder (its *.yaml, *.yml and *.json
 // files, gzipped or not) or a file, as `nodeplan solve -f PATH` does, adds
 // the documents of WithYAML, solves and verifies the plan. Invalid
-// manifests, an invalid option and a plan that fails Verify are fatal.
+// manifests, an invalid option and a plan that fails verify.Plan are fatal.
 func Load(t TB, path string, opts ...Option) *Plan {
 	t.Helper()
 	files, err := manifest.ReadFiles([]string{path}, false)
@@ -73,7 +74,7 @@ func Load(t TB, path string, opts ...Option) *Plan {
 // FromYAML solves the scenario of the YAML documents given (NodePools,
 // pods, workloads, nodes, ...), with the documents of WithYAML after them,
 // and verifies the plan. Invalid manifests, an invalid option and a plan
-// that fails Verify are fatal.
+// that fails verify.Plan are fatal.
 func FromYAML(t TB, docs string, opts ...Option) *Plan {
 	t.Helper()
 	return solve(t, nil, append([]Option{WithYAML(docs)}, opts...))
@@ -107,8 +108,8 @@ func solve(t TB, files []manifest.File, opts []Option) *Plan {
 		t.Fatalf("plantest: Solve refused the input:\n%s", indent(err.Error()))
 		return &Plan{}
 	}
-	if err := scheduler.Verify(in.Pods, in.NodePools, *cfg.catalog, res, solveOpts...); err != nil {
-		t.Fatalf("plantest: the plan fails scheduler.Verify:\n%s", indent(err.Error()))
+	if err := verify.Plan(in.Pods, in.NodePools, *cfg.catalog, res, solveOpts...); err != nil {
+		t.Fatalf("plantest: the plan fails verify.Plan:\n%s", indent(err.Error()))
 		return &Plan{}
 	}
 	return &Plan{Input: in, Catalog: *cfg.catalog, Result: res}

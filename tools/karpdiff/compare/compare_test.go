@@ -1,0 +1,43 @@
+package compare
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestClassify(t *testing.T) {
+	side := func(bound, refused int, price float64) Side {
+		return Side{Placed: bound + refused, Bound: bound, Refused: refused, Price: price}
+	}
+	tests := []struct {
+		name     string
+		np, k    Side
+		harness  string
+		want     []string
+		wantLost bool
+	}{
+		{"fewer pods bind", side(9, 0, 1), side(10, 0, 2), "", []string{Fewer}, true},
+		{"more pods bind", side(10, 0, 5), side(9, 0, 1), "", []string{More}, false},
+		{"same pods, dearer beyond 0.01%", side(10, 0, 1.0002), side(10, 0, 1), "", []string{Costlier}, true},
+		{"same pods, dearer within 0.01%", side(10, 0, 1.00005), side(10, 0, 1), "", []string{Same}, false},
+		{"same pods, cheaper", side(10, 0, 0.9), side(10, 0, 1), "", []string{Cheaper}, false},
+		{"nodeplan refused and fewer", side(8, 2, 1), side(10, 0, 1), "", []string{Refused, Fewer}, true},
+		{"Karpenter's refused pods do not count for it", side(8, 0, 1), side(8, 5, 1), "", []string{KarpenterRefused, Same}, false},
+		{"Karpenter crashed", side(8, 0, 1), Side{Err: "karpenter crashed", Crash: true}, "", []string{KarpenterCrash}, false},
+		{"nodeplan failed", Side{Err: "boom"}, side(1, 0, 1), "", []string{NodeplanError}, true},
+		{"harness failure", side(1, 0, 1), side(1, 0, 1), "generation failed", []string{HarnessError}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			oc := Outcome{Nodeplan: tt.np, Karpenter: tt.k, Err: tt.harness}
+			oc.Classes = classify(oc)
+			if diff := cmp.Diff(tt.want, oc.Classes); diff != "" {
+				t.Errorf("classes (-want +got):\n%s", diff)
+			}
+			if oc.Lost() != tt.wantLost {
+				t.Errorf("Lost() = %v, want %v", oc.Lost(), tt.wantLost)
+			}
+		})
+	}
+}
