@@ -18,7 +18,7 @@
 //
 // The simulation that proves moved pods fit is scheduler.Solve over the
 // remaining nodes, through its public API; a command's plan passes
-// scheduler.Verify.
+// verify.Plan (the property tests check every command).
 //
 // Files, one phase each:
 //
@@ -39,6 +39,6 @@
 //	explain.go      why each node stays
 //	plan.go         the front door and the loop
 //
-// Flow: disruption builds on scheduler (Solve, Verify), nodepool,
+// Flow: disruption builds on scheduler (Solve), nodepool,
 // instancetypes and requirements; only cmd/ and examples import it.
 package disruption

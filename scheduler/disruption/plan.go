@@ -19,7 +19,7 @@ import (
 //
 // Every command is valid on the cluster as the commands before it leave it:
 // its simulation, a scheduler.Solve of the moved pods over the remaining
-// nodes, places every pod that was not pending (scheduler.Verify accepts
+// nodes, places every pod that was not pending (verify.Plan accepts
 // it). Time is the argument now: the plan is a function of its input.
 // error is only for invalid input: a node whose instance type the catalog
 // does not know, a bad budget, a PodDisruptionBudget with both

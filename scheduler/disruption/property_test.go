@@ -22,6 +22,7 @@ import (
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
+	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
 // randomCase is one random cluster of the property tests.
@@ -192,7 +193,7 @@ func (g *gen) pdbs() {
 func ptrTo[T any](v T) *T { return &v }
 
 // checkCommands applies a plan's commands one by one to the cluster and,
-// before each, checks the command's placements with scheduler.Verify on
+// before each, checks the command's placements with verify.Plan on
 // the cluster as the commands before it leave it (the moved pods and the
 // pending pods it places, over the remaining nodes); at the end, every pod
 // is on a node of the cluster or pending, and none was lost.
@@ -201,8 +202,8 @@ func checkCommands(t *testing.T, c randomCase, catalog instancetypes.Catalog, re
 	cur := c.cluster
 	for i, cmd := range res.Commands {
 		pods, plan, vopts := verifyInput(cur, cmd)
-		err := scheduler.Verify(pods, c.pools, catalog, plan, append(vopts, opts...)...)
-		var ve *scheduler.VerifyError
+		err := verify.Plan(pods, c.pools, catalog, plan, append(vopts, opts...)...)
+		var ve *verify.Error
 		if errors.As(err, &ve) {
 			t.Fatalf("command %d (%s %s): %v", i+1, cmd.Method, cmd.Decision, ve)
 		}
@@ -214,7 +215,7 @@ func checkCommands(t *testing.T, c randomCase, catalog instancetypes.Catalog, re
 	checkAccounting(t, c.cluster, cur)
 }
 
-// verifyInput is what scheduler.Verify needs to check a command: its
+// verifyInput is what verify.Plan needs to check a command: its
 // placed pods (unbound), its plan, and the remaining nodes with their pods.
 func verifyInput(c disruption.Cluster, cmd disruption.Command) ([]*corev1.Pod, scheduler.Result, []scheduler.Option) {
 	leaving := map[string]bool{}
@@ -262,7 +263,8 @@ func verifyInput(c disruption.Cluster, cmd disruption.Command) ([]*corev1.Pod, s
 		plan.ExistingNodes = append(plan.ExistingNodes, scheduler.NodePlacement{Name: name, Pods: byNode[name]})
 	}
 	plan.Summary.Pods, plan.Summary.Scheduled, plan.Summary.NodeClaims = len(pods), len(pods), len(cmd.Replacements)
-	opts := []scheduler.Option{scheduler.WithExistingNodes(nodes, bound), scheduler.WithDaemonSets(c.DaemonSets)}
+	opts := []scheduler.Option{scheduler.WithExistingNodes(nodes, bound), scheduler.WithDaemonSets(c.DaemonSets),
+		scheduler.WithVolumes(c.PVCs, c.PVs, c.StorageClasses), scheduler.WithNamespaces(c.Namespaces)}
 	return pods, plan, opts
 }
 

@@ -104,11 +104,6 @@ func (m *model) finish(r *replacement, pods []*corev1.Pod) scheduler.NodeClaim {
 	// cannot happen (a command never has a replacement without options).
 	nc.Requirements = reqs.Expressions()
 	nc.InstanceTypeOptions = names
-	nc.Labels = maps.Clone(nc.Labels)
-	if nc.Labels == nil {
-		nc.Labels = map[string]string{}
-	}
-	maps.Copy(nc.Labels, reqs.Labels())
 	if len(r.types) > 0 {
 		if o, ok := cheapestOffering(r.types[0], reqs); ok {
 			nc.InstanceType, nc.Zone, nc.CapacityType, nc.Price = r.types[0].Name, o.Zone, o.CapacityType, o.Price
@@ -116,7 +111,37 @@ func (m *model) finish(r *replacement, pods []*corev1.Pod) scheduler.NodeClaim {
 		}
 		nc.Requests = m.claimRequests(nc.NodePool, r.types[0], pods)
 	}
+	nc.Labels = m.claimLabels(nc, reqs)
 	return nc
+}
+
+// claimLabels are the labels a planned NodeClaim's node will carry, as the
+// plan states them: the pool's template labels, every key the requirements
+// pin to one value, and those of the chosen offering (its instance type's
+// labels, the instance type, zone, zone ID, capacity type, reservation).
+func (m *model) claimLabels(nc scheduler.NodeClaim, reqs requirements.Requirements) map[string]string {
+	out := map[string]string{}
+	if p := m.poolByName[nc.NodePool]; p != nil {
+		maps.Copy(out, p.np.Spec.Template.ObjectMeta.Labels)
+	}
+	maps.Copy(out, reqs.Labels())
+	if it, ok := m.catalog.Get(nc.InstanceType); ok {
+		for k, v := range it.Labels {
+			if v != "" {
+				out[k] = v
+			}
+		}
+		out[requirements.LabelInstanceType] = it.Name
+		out[requirements.LabelTopologyZone] = nc.Zone
+		out[requirements.LabelCapacityType] = nc.CapacityType
+		if nc.ZoneID != "" {
+			out[instancetypes.LabelZoneID] = nc.ZoneID
+		}
+		if nc.ReservationID != "" {
+			out[instancetypes.LabelReservationID] = nc.ReservationID
+		}
+	}
+	return out
 }
 
 // claimRequests are the pods' requests plus the DaemonSets that run on a

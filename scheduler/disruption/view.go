@@ -18,7 +18,7 @@ import (
 // every pod on them: Solve's cost grows with the bound pods and the node
 // labels it reads, while a simulation only needs, of most nodes, the room
 // left. It is the same input, reduced (the property tests check each
-// command against the full cluster with scheduler.Verify):
+// command against the full cluster with verify.Plan):
 //
 //   - a bound pod that no pod of the simulation can see (none of their
 //     spread constraints, affinity or anti-affinity terms selects it, and
