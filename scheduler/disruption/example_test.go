@@ -32,9 +32,9 @@ func ExamplePlan() {
 	for _, name := range []string{"ip-10-0-0-1", "ip-10-0-0-2"} {
 		cluster.Nodes = append(cluster.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
 			CreationTimestamp: metav1.NewTime(now.Add(-24 * time.Hour)), Labels: map[string]string{
-			"karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true",
-			"node.kubernetes.io/instance-type": "m5.2xlarge", "topology.kubernetes.io/zone": "us-east-1a",
-			"karpenter.sh/capacity-type": "on-demand"}}})
+				"karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true",
+				"node.kubernetes.io/instance-type": "m5.2xlarge", "topology.kubernetes.io/zone": "us-east-1a",
+				"karpenter.sh/capacity-type": "on-demand"}}})
 		cluster.Pods = append(cluster.Pods, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: "web-" + name[len(name)-1:], Namespace: "default"},
 			Spec: corev1.PodSpec{NodeName: name, Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{
