@@ -33,8 +33,6 @@ import (
 //     saving stays (the fewest disrupted nodes for the saving);
 //   - when no subset pays, single nodes are tried, in Karpenter's order
 //     (savings ratio);
-//   - when the search finds nothing, Karpenter's multi- and single-node
-//     consolidation look at what it left (polish), with the same minimum;
 //   - of the pools' commands the round takes the one that saves most.
 func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 	if p, err := m.expiration(whys); p != nil || err != nil {
@@ -49,35 +47,7 @@ func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 	if p, err := m.drift(); p != nil || err != nil {
 		return p, err
 	}
-	if p, err := m.globalConsolidation(whys); p != nil || err != nil {
-		return p, err
-	}
-	return m.polish(whys)
-}
-
-// polish runs Karpenter's multi- and single-node consolidation on what the
-// global search left, taking a command only when it saves the minimum:
-// the global search then ends where neither search finds a move.
-func (m *model) polish(whys map[*node]*why) (*proposal, error) {
-	p, err := m.multiNode()
-	if err != nil {
-		return nil, err
-	}
-	if p == nil || !m.paysEnough(p) {
-		if p, err = m.singleNode(map[*node]*why{}); err != nil || p == nil || !m.paysEnough(p) {
-			return nil, err
-		}
-	}
-	for _, c := range p.cands {
-		delete(whys, c.n)
-	}
-	return p, nil
-}
-
-// paysEnough: the proposal saves the global search's minimum.
-func (m *model) paysEnough(p *proposal) bool {
-	price := p.price()
-	return p.savings() >= max(m.cfg.minSavings, m.cfg.minSavingsRatio*price, 1e-9)
+	return m.globalConsolidation(whys)
 }
 
 // globalProposal is a proposal of the global search with its saving.
@@ -311,27 +281,8 @@ func (m *model) globalProbeSim(pool string, set []*candidate, totals map[string]
 // globalTry is one simulation of the global search, with no side effect
 // on the cache (so that it may run in parallel).
 func (m *model) globalTry(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, *simulation, error) {
-	g, w, sim, err := m.globalPrice(pool, set, totals, false)
-	if err != nil || sim == nil || len(sim.res.NodeClaims) < 2 {
-		return g, w, sim, err
-	}
-	// Solve splits pods over NodeClaims when their best prices say so;
-	// fewer, larger NodeClaims may cost less at their worst launch.
-	g2, w2, sim2, err := m.globalPrice(pool, set, totals, true)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if g2 != nil && (g == nil || g2.saving > g.saving) {
-		return g2, w2, sim2, nil
-	}
-	return g, w, sim, nil
-}
-
-// globalPrice simulates removing a set (fewer: asking Solve for the fewest
-// NodeClaims) and prices the result against the minimum saving.
-func (m *model) globalPrice(pool string, set []*candidate, totals map[string]poolTotal, fewer bool) (*globalProposal, *why, *simulation, error) {
 	p := m.poolByName[pool]
-	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal, fewer: fewer,
+	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal,
 		pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
 	if err != nil {
 		return nil, nil, nil, err
