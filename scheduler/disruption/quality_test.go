@@ -18,8 +18,8 @@ import (
 // Karpenter's path ends with). It logs both end states, the repack price
 // and its lower bound.
 func TestQualityTargets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plans a generated cluster of 100 nodes four times")
+	if testing.Short() || raceEnabled {
+		t.Skip("plans a generated cluster of 100 nodes four times (a measurement: not under -short or -race)")
 	}
 	c, err := benchcluster.Generate(benchcluster.Options{Nodes: 100, Seed: 1})
 	require.NoError(t, err)

@@ -36,6 +36,6 @@ func TestViewOnGeneratedCluster(t *testing.T) {
 		if diff := gocmp.Diff(string(plan(disruption.WithFullSimulation(), disruption.WithoutCache())), string(plan())); diff != "" {
 			t.Errorf("%s: the view changes the commands (-full +view):\n%s", search, diff)
 		}
-		checkCommands(t, randomCase{cluster: c.Cluster, pools: c.NodePools}, c.Catalog, last)
+		checkCommands(t, string(search), randomCase{cluster: c.Cluster, pools: c.NodePools}, c.Catalog, last)
 	}
 }
