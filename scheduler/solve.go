@@ -49,6 +49,7 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
+	widenKeys       []string // keys a claim keeps when it widens (keptOnWiden)
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
