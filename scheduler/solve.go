@@ -347,6 +347,8 @@ func (s *solver) queue() []*pending {
 				return -1
 			}
 			return 1
+		} else if fa {
+			return smallerFirst(a, b) // the most of them fit smallest first
 		}
 		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
 			if ia {
