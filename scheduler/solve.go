@@ -350,7 +350,7 @@ func (s *solver) queue() []*pending {
 		} else if fa {
 			return smallerFirst(a, b) // the most of them fit smallest first
 		}
-		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
+		if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib {
 			if ia {
 				return -1
 			}
