@@ -36,14 +36,8 @@ func (s *solver) improve() {
 	if s.cfg.budget != nil {
 		budget = *s.cfg.budget
 	}
-	s.crossBudget = budget / crossShare
 	s.improveWith(&budget)
 }
-
-// crossShare is the share of the improvement budget that moves to claims
-// in other domains may spend (they search again, unpinned, where the move
-// within the domain found no room).
-const crossShare = 20
 
 func (s *solver) improveWith(b *int) {
 	budget := *b
@@ -249,7 +243,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 		// Another domain, when every spread the pod counts in still holds
 		// for the pods that carry it once the pod has moved.
 		free, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-		if best, found = s.roomFor(free, src, &s.crossBudget); found {
+		if best, found = s.roomFor(free, src, budget); found {
 			a, crossed = free, true
 		}
 	}
@@ -398,9 +392,7 @@ func (s *solver) detach(pp *pending) {
 	}
 	defer s.updateHold(cl)
 	defer s.reindex(cl)
-	if !slices.ContainsFunc(cl.pods, func(o *pending) bool { return o.att.reqID == pp.att.reqID }) {
-		s.widen(cl) // a pod with the same requirements stays: nothing to give back
-	}
+	s.widen(cl)
 	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price, cl)
 	if !ok || price > cl.price {
 		return
@@ -416,7 +408,9 @@ func (s *solver) detach(pp *pending) {
 
 // widen gives a claim back the requirements its remaining pods do not need:
 // its NodePool's ∩ each remaining pod's, with the claim's own values kept
-// on every key topology counts on (its pods were counted in those domains).
+// on every key topology counts on (its pods were counted in those domains)
+// and every key a spread's node filter reads (they decided whether its pods
+// were counted).
 // A claim that held a pod needing a memory-heavy type may then refit to a
 // small one once that pod has left.
 func (s *solver) widen(cl *claim) {
@@ -452,7 +446,7 @@ func (s *solver) widen(cl *claim) {
 // registered before placement).
 func (s *solver) keptOnWiden() []string {
 	if s.widenKeys == nil {
-		s.widenKeys = s.topo.Keys()
+		s.widenKeys = append(s.topo.Keys(), s.topo.FilterKeys()...)
 	}
 	return s.widenKeys
 }

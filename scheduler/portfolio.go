@@ -113,9 +113,8 @@ const alternativeMaxPods = 20000
 func (s *solver) plan() {
 	s.run()
 	s.improve()
-	if n := s.retryUnplaced(); n > 0 {
-		budget := defaultBudgetPerPod * n // what the retry placed may share room with the rest
-		s.improveWith(&budget)
+	if s.retryUnplaced() {
+		s.improve() // what the retry placed may share room with the rest
 	}
 	s.unstrand()
 	s.settle()
@@ -276,12 +275,12 @@ func stricterPolicies(cfg config) []config {
 
 // retryUnplaced places again, in queue order, the pods the first pass left
 // unplaced: improving the plan frees room and limits they may now use. It
-// returns how many it placed.
-func (s *solver) retryUnplaced() int {
-	placed := 0
+// reports whether it placed any.
+func (s *solver) retryUnplaced() bool {
+	placed := false
 	for _, pp := range s.queue() {
 		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && s.place(pp) {
-			placed++
+			placed = true
 		}
 	}
 	return placed

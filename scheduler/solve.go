@@ -50,7 +50,6 @@ type solver struct {
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
 	widenKeys       []string // keys a claim keeps when it widens (keptOnWiden)
-	crossBudget     int      // what moves across domains may still spend
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing

@@ -94,21 +94,10 @@ func (t *Tracker) Register(spec PodSpec) (*Pod, error) {
 
 // Finish computes, for every registered pod, which groups count it. Call it
 // once after the last Register.
-//
-// A pending pod is counted by the affinity and anti-affinity groups whose
-// selector matches it, and by the spread groups it carries itself: kube-scheduler checks a spread constraint only when
-// the pod that carries it binds, so the plan holds when the pods carrying a
-// constraint bind before the matching pods that do not (which are never
-// refused for it), and counts those carriers, and the pods already bound,
-// only. A pod that merely matches another workload's spread is neither held
-// back by it nor pinned to a domain for it.
 func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 	for i, p := range pods {
 		spec := specs[i]
 		for _, g := range t.groups {
-			if g.kind == Spread && !p.carries(g) {
-				continue
-			}
 			if g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels)) {
 				p.matched = append(p.matched, g)
 			}
@@ -125,12 +114,6 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		}
 		slices.Sort(p.keys)
 	}
-}
-
-// carries reports whether the pod owns a spread term that counts what g
-// counts (same key, selector and namespaces).
-func (p *Pod) carries(g *group) bool {
-	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Spread && t.g.countKey == g.countKey })
 }
 
 func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstraint) error {
@@ -269,6 +252,7 @@ type Violation struct {
 	// skew, when set, renders "maxSkew N would be exceeded (global minimum M)".
 	skew, min int32
 	hasSkew   bool
+	existing  bool
 	// owners renders the counts of the group's owners (the pods whose
 	// anti-affinity refuses this one), not of the pods it selects.
 	owners bool
@@ -302,6 +286,9 @@ func (v *Violation) Message() string {
 	why := v.why
 	if v.hasSkew {
 		why = fmt.Sprintf("maxSkew %d would be exceeded (global minimum %d)", v.skew, v.min)
+		if v.existing {
+			why = fmt.Sprintf("maxSkew %d of the pods already there would be exceeded (global minimum %d)", v.skew, v.min)
+		}
 	}
 	if v.g.ks.key == requirements.LabelHostname {
 		return fmt.Sprintf("%s: %s", v.g.describe(), why) // one node: its count says nothing more
@@ -370,9 +357,96 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
 		}
 	}
+	if h.Node == nil && scope != HostnameOnly {
+		pins = t.filterPins(p, h, pins)
+	}
 	return pins, nil
 }
 
+// filterPins settles, for a NodeClaim, the node filter of every spread
+// group that counts the pod (the carriers' required node affinity, under
+// nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
+// the claim becomes matches the filter, and a claim whose requirements
+// leave that open might become either. The claim is narrowed out of every
+// alternative of the filter where it can be (a pod that does not need the
+// carriers' kind of node should not be forced onto one), else into the
+// first alternative it can meet, so that it is counted, as placing the pod
+// assumes.
+func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) []requirements.Requirement {
+	reqs := h.Requirements.Add(pins...)
+	for _, g := range p.matched {
+		if g.kind != Spread || len(g.filterReqs) == 0 || decided(reqs, g.filterReqs) {
+			continue
+		}
+		if out, ok := excludeAll(reqs, g.filterReqs); ok {
+			pins = append(pins, out...)
+			reqs = reqs.Add(out...)
+			continue
+		}
+		for _, alt := range g.filterReqs {
+			if reqs.Compatible(alt, t.schema) != nil {
+				continue
+			}
+			if _, empty := reqs.Intersect(alt).Empty(); empty {
+				continue
+			}
+			for r := range alt.All() {
+				pins = append(pins, r)
+			}
+			reqs = reqs.Intersect(alt)
+			break
+		}
+	}
+	return pins
+}
+
+// excludeAll returns requirements that keep reqs out of every alternative,
+// one key each (In v → NotIn v, Exists → DoesNotExist), when reqs can meet
+// them all.
+func excludeAll(reqs requirements.Requirements, alts []requirements.Requirements) ([]requirements.Requirement, bool) {
+	var out []requirements.Requirement
+	for _, alt := range alts {
+		found := false
+		for r := range alt.All() {
+			var ex requirements.Requirement
+			switch r.Operator() {
+			case requirements.OpIn:
+				ex = requirements.NotIn(r.Key(), r.Values()...)
+			case requirements.OpExists:
+				if !r.RequiresPresent() {
+					continue // no constraint on the key: nothing to stay out of
+				}
+				ex = requirements.DoesNotExist(r.Key())
+			default:
+				continue
+			}
+			if _, empty := reqs.Add(append(out, ex)...).Empty(); !empty {
+				out, found = append(out, ex), true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// decided reports whether every node meeting reqs meets one of the
+// alternatives, or none does.
+func decided(reqs requirements.Requirements, alts []requirements.Requirements) bool {
+	none := true
+	for _, alt := range alts {
+		both := reqs.Intersect(alt)
+		if both.Equal(reqs) {
+			return true // reqs imply alt
+		}
+		if _, empty := both.Empty(); !empty {
+			none = false
+		}
+	}
+	return none
+}
 
 func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
 	for i, term := range p.Terms {
@@ -484,6 +558,20 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 }); len(cands) == 0 {
 				v := t.groupViolation(g, "a pod whose required anti-affinity selects this pod is in every possible domain")
 				v.Permanent, v.owners = true, true
+				return nil, v
+			}
+		case Spread:
+			if !g.hostPasses(h, t.schema) {
+				continue
+			}
+			m := int32(0)
+			if !hostname && int32(len(g.eligible)) >= g.minDoms {
+				m = g.minOver(g.eligible)
+			}
+			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
+				v := t.groupViolation(g, "")
+				v.skew, v.min, v.hasSkew, v.existing = g.maxSkew, m, true, true
+				v.Permanent = hostname
 				return nil, v
 			}
 		}

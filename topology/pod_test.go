@@ -62,11 +62,11 @@ func TestPodPredicates(t *testing.T) {
 			want: predicates{Relevant: true, Movable: true, Keys: []string{hostKey, zoneKey}},
 		},
 		{
-			name: "keys of groups that count it (not another workload's spread), sorted",
+			name: "keys of groups that count it, sorted",
 			pod:  testutil.Pod("web").Label("app", "web").Obj(),
 			others: []*corev1.Pod{testutil.Pod("api").Label("app", "api").
-				PodAntiAffinity(hostKey, web).PodAntiAffinity(zoneKey, web).Spread(ctKey, 1, corev1.DoNotSchedule, web).Obj()},
-			want: predicates{Relevant: true, Movable: true, Keys: []string{hostKey, zoneKey}},
+				PodAntiAffinity(hostKey, web).Spread(ctKey, 1, corev1.DoNotSchedule, web).Obj()},
+			want: predicates{Relevant: true, Movable: true, Keys: []string{ctKey, hostKey}},
 		},
 		{
 			name:   "a group in another namespace does not count it",

@@ -153,6 +153,21 @@ func (t *Tracker) Values(key string) []string {
 	return slices.Sorted(slices.Values(ks.values))
 }
 
+// FilterKeys returns the keys the node filters of spread groups read
+// (nodeAffinityPolicy Honor), sorted: a NodeClaim's values on them decide
+// whether its pods are counted.
+func (t *Tracker) FilterKeys() []string {
+	set := map[string]bool{}
+	for _, g := range t.groups {
+		for _, r := range g.filterReqs {
+			for _, k := range r.Keys() {
+				set[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
 // Keys returns the topology keys some group counts on, sorted.
 func (t *Tracker) Keys() []string {
 	return slices.Sorted(maps.Keys(t.keys))
@@ -182,11 +197,7 @@ func (t *Tracker) nodeDomain(ks *keyState, n *Node) (int32, bool) {
 // group is one topology group: a kind, a key, a selector over pods in some
 // namespaces, and per-domain counts of matching pods and of owners.
 type group struct {
-	id string
-	// counts identifies what a spread group counts (key, selector,
-	// namespaces): spread terms that differ only in maxSkew, minDomains or
-	// policies count the same carriers.
-	countKey string
+	id       string
 	kind     Kind
 	ks       *keyState
 	selector labels.Selector
@@ -327,8 +338,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 	}
 	g := &group{
 		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: sel.String(), ns: ns,
-		countKey: fmt.Sprintf("%s|%s|%s", key, sel.String(), ns.String()),
-		maxSkew:  o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
+		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
 		honorTaints: o.honorTaints, tolerations: o.tolerations,
 	}
 	t.groupIdx[g.id] = g

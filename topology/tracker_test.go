@@ -564,61 +564,96 @@ func TestCheckSpreadCounting(t *testing.T) {
 	}
 }
 
-// TestSpreadCountsCarriersOnly: kube-scheduler checks a spread constraint
-// only when the pod carrying it binds, so a pod that matches another
-// workload's spread but does not carry it is neither held back by it, nor
-// pinned for it, nor counted in it (the plan binds the carriers first). A
-// preferred (ScheduleAnyway) carrier is counted in its own group.
-func TestSpreadCountsCarriersOnly(t *testing.T) {
+// TestCheckSpreadOwners: a pod a required spread group counts but does not
+// own is kept within the skew of the owners already in a domain.
+func TestCheckSpreadOwners(t *testing.T) {
 	t.Parallel()
 	tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
 	pods := register(t, tr,
 		specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj()),
 		specOf(testutil.Pod("follower").Label("app", "web").Obj()),
+		specOf(testutil.Pod("other").Label("app", "other").Obj()),
 	)
-	owner, follower := pods[0], pods[1]
-	require.False(t, follower.Relevant(), "a pod matching another workload's spread is not counted by it")
-	tr.Record(owner, allTerms, zonalClaim("r", zoneA))
-	for _, h := range []*topology.Host{zonalClaim("c", zoneA), zonalClaim("c", zoneB), openClaim("c")} {
-		if diff := gocmp.Diff(ok(), check(tr, follower, allTerms, h, nil)); diff != "" {
-			t.Errorf("follower after the owner (-want +got):\n%s", diff)
+	owner, follower, other := pods[0], pods[1], pods[2]
+	require.True(t, follower.Relevant())
+	require.False(t, other.Relevant())
+
+	checks := func() []outcome {
+		return []outcome{
+			check(tr, follower, allTerms, zonalClaim("c", zoneA), nil),
+			check(tr, follower, allTerms, zonalClaim("c", zoneB), nil),
+			check(tr, follower, allTerms, openClaim("c"), nil),
 		}
 	}
-	// The follower recorded in zone b does not raise b's count: a second
-	// owner in zone a still exceeds maxSkew 1 over b and c.
-	tr.Record(follower, allTerms, zonalClaim("f", zoneB))
-	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, spreadZoneWeb, false), check(tr, owner, allTerms, zonalClaim("c2", zoneA), nil)); diff != "" {
-		t.Errorf("second owner in zone a (-want +got):\n%s", diff)
+	// No owner anywhere yet: the follower goes anywhere (pinned by load).
+	if diff := gocmp.Diff([]outcome{ok(), ok(), ok(pin(zoneKey, zoneA))}, checks()); diff != "" {
+		t.Errorf("before the owner (-want +got):\n%s", diff)
 	}
-
+	tr.Record(owner, allTerms, zonalClaim("r", zoneA))
+	if diff := gocmp.Diff([]outcome{refused(topology.Spread, zoneKey, spreadZoneWeb, false), ok(), ok(pin(zoneKey, zoneB))}, checks()); diff != "" {
+		t.Errorf("after the owner (-want +got):\n%s", diff)
+	}
+	// A preferred (ScheduleAnyway) spread makes no owner.
 	tr2 := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
-	soft := register(t, tr2, specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.ScheduleAnyway, web).Obj()))[0]
-	tr2.Record(soft, allTerms, zonalClaim("r", zoneA))
-	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, spreadZoneWeb, false), check(tr2, soft, allTerms, zonalClaim("c", zoneA), nil)); diff != "" {
-		t.Errorf("a preferred carrier enforcing its own spread (-want +got):\n%s", diff)
+	pods = register(t, tr2,
+		specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.ScheduleAnyway, web).Obj()),
+		specOf(testutil.Pod("follower").Label("app", "web").Obj()),
+	)
+	tr2.Record(pods[0], allTerms, zonalClaim("r", zoneA))
+	if diff := gocmp.Diff(ok(), check(tr2, pods[1], allTerms, zonalClaim("c", zoneA), nil)); diff != "" {
+		t.Errorf("after a preferred owner (-want +got):\n%s", diff)
 	}
 }
 
-// TestSpreadNodeFilterCountsBoundPods: under nodeAffinityPolicy Honor, pods
-// bound to nodes the carriers' node affinity does not select are not
-// counted, so the zones they are in stay at the global minimum.
-func TestSpreadNodeFilterCountsBoundPods(t *testing.T) {
+// TestCheckSpreadOwnersNodeFilter: a placement counts for the owners' group
+// only on nodes that pass the owners' node filter, so only there is it kept
+// within their skew.
+func TestCheckSpreadOwnersNodeFilter(t *testing.T) {
 	t.Parallel()
-	nB, nC := zoneNode("nb", zoneB), zoneNode("nc", zoneC)
-	pool := zonePool()
-	pool.Requirements = requirements.NewRequirements(requirements.Exists("team"))
-	tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool, nodeSource(nB), nodeSource(nC)}, nil,
-		[]topology.ExistingPod{bound(nB, web), bound(nC, web)})
-	owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj())
-	owner.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.In("team", "blue"))}
-	p := register(t, tr, owner)[0]
-	blue := func(name, zone string) *topology.Host {
+	blueZone := func(name, zone string) *topology.Host {
 		return &topology.Host{Hostname: name, Requirements: requirements.NewRequirements(requirements.In(zoneKey, zone), requirements.In("team", "blue"))}
 	}
-	tr.Record(p, allTerms, blue("r", zoneA))
-	// Counted, the pods in b and c would raise the minimum to 1 and let a take a second owner.
-	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, spreadZoneWeb, false), check(tr, p, allTerms, blue("c", zoneA), nil)); diff != "" {
-		t.Errorf("Check (-want +got):\n%s", diff)
+	tests := []struct {
+		name string
+		host *topology.Host
+		want outcome
+	}{
+		{name: "a node the owners' affinity selects", host: blueZone("c", zoneA), want: refused(topology.Spread, zoneKey, spreadZoneWeb, false)},
+		// A claim whose team is still open is kept out of the owners'
+		// filter, so that the follower is certainly not counted there.
+		{name: "a node it does not select", host: zonalClaim("c", zoneA), want: ok("team NotIn [blue]")},
+	}
+	t.Run("a placement on a node it does not select is not counted", func(t *testing.T) {
+		t.Parallel()
+		pool := zonePool()
+		pool.Requirements = requirements.NewRequirements(requirements.Exists("team"))
+		tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool}, nil, nil)
+		owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj())
+		owner.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.In("team", "blue"))}
+		pods := register(t, tr, owner, specOf(testutil.Pod("follower").Label("app", "web").Obj()))
+		tr.Record(pods[0], allTerms, blueZone("r", zoneA))
+		tr.Record(pods[1], allTerms, zonalClaim("f1", zoneB))
+		tr.Record(pods[1], allTerms, zonalClaim("f2", zoneC))
+		// Counted, b and c would raise the minimum to 1 and let a take a second owner.
+		want := refused(topology.Spread, zoneKey, spreadZoneWeb, false)
+		if diff := gocmp.Diff(want, check(tr, pods[0], allTerms, blueZone("c", zoneA), nil)); diff != "" {
+			t.Errorf("Check (-want +got):\n%s", diff)
+		}
+	})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool := zonePool()
+			pool.Requirements = requirements.NewRequirements(requirements.Exists("team"))
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool}, nil, nil)
+			owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj())
+			owner.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.In("team", "blue"))}
+			pods := register(t, tr, owner, specOf(testutil.Pod("follower").Label("app", "web").Obj()))
+			tr.Record(pods[0], allTerms, blueZone("r", zoneA))
+			if diff := gocmp.Diff(tc.want, check(tr, pods[1], allTerms, tc.host, nil)); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -917,6 +952,15 @@ func TestViolationMessage(t *testing.T) {
 			pods:     []*corev1.Pod{testutil.Pod("web").Label("app", "web").Spread(hostKey, 1, corev1.DoNotSchedule, web).Obj()},
 			host:     onNode(nA),
 			want:     "topology spread on kubernetes.io/hostname (app=web): maxSkew 1 would be exceeded (global minimum 0)",
+		},
+		{
+			name: "skew of the owners already there",
+			pods: []*corev1.Pod{
+				testutil.Pod("follower").Label("app", "web").Obj(),
+				testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj(),
+			},
+			record: []string{zoneA}, host: zonalClaim("c", zoneA),
+			want: "topology spread on topology.kubernetes.io/zone (app=web): maxSkew 1 of the pods already there would be exceeded (global minimum 0); domains us-east-1a=1",
 		},
 		{
 			name:     "affinity",

@@ -198,7 +198,7 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 		dom := n.labels[key]
 		g.domains[dom] = true
 		for _, q := range n.pods {
-			if q.namespace == p.namespace && sel.Matches(podLabels(q)) && (q.bound || v.carriesSpread(q, key, sel)) {
+			if q.namespace == p.namespace && sel.Matches(podLabels(q)) {
 				g.counts[dom]++
 				w.mark(q, key, "the DoNotSchedule spread of pod "+p.name)
 			}
@@ -211,23 +211,6 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 	}
 	w.spread[sig] = g
 	return g
-}
-
-// carriesSpread reports whether q carries a spread constraint counting what
-// sel counts on key (same key and selector). kube-scheduler checks a spread
-// only when the pod carrying it binds: a plan holds when the carriers bind
-// before the pending pods that merely match them, so the carriers and the
-// pods already bound are what each carrier sees.
-func (v *verifier) carriesSpread(q *vpod, key string, sel labels.Selector) bool {
-	for _, c := range q.pod.Spec.TopologySpreadConstraints {
-		if v.schema.Normalize(c.TopologyKey) != key {
-			continue
-		}
-		if qs, err := selectorOf(c.LabelSelector, q, c.MatchLabelKeys, nil); err == nil && qs.String() == sel.String() {
-			return true
-		}
-	}
-	return false
 }
 
 // spreadSignature identifies what a spread group counts: the namespace,
