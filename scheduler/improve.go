@@ -408,7 +408,9 @@ func (s *solver) detach(pp *pending) {
 
 // widen gives a claim back the requirements its remaining pods do not need:
 // its NodePool's ∩ each remaining pod's, with the claim's own values kept
-// on every key topology counts on (its pods were counted in those domains).
+// on every key topology counts on (its pods were counted in those domains)
+// and every key a spread's node filter reads (they decided whether its pods
+// were counted).
 // A claim that held a pod needing a memory-heavy type may then refit to a
 // small one once that pod has left.
 func (s *solver) widen(cl *claim) {
@@ -418,7 +420,7 @@ func (s *solver) widen(cl *claim) {
 			return
 		}
 	}
-	if keys := s.topo.Keys(); len(keys) > 0 {
+	if keys := s.keptOnWiden(); len(keys) > 0 {
 		cur := s.reqs.info(cl.reqID).reqs
 		keep := make([]requirements.Requirement, 0, len(keys))
 		for _, k := range keys {
@@ -438,6 +440,15 @@ func (s *solver) widen(cl *claim) {
 	b := s.bucketFor(id)
 	cl.bucket = b
 	b.claims = append(b.claims, cl)
+}
+
+// keptOnWiden returns the keys widen keeps (computed once: groups are all
+// registered before placement).
+func (s *solver) keptOnWiden() []string {
+	if s.widenKeys == nil {
+		s.widenKeys = append(s.topo.Keys(), s.topo.FilterKeys()...)
+	}
+	return s.widenKeys
 }
 
 // buildSlack indexes the room of every live claim, bucket by bucket.

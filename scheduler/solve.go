@@ -49,6 +49,7 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
+	widenKeys       []string // keys a claim keeps when it widens (keptOnWiden)
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -61,30 +62,47 @@ type solver struct {
 // Inputs are never modified or retained. The same inputs give the same
 // Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
+	// 1. Options, resolved and checked once.
 	cfg, err := resolve(opts)
 	if err != nil {
 		return Result{}, err
 	}
+	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
+	// guard it), each prepared, placed, improved and settled; the best.
 	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
 	}
+	// 3. NodeClaims, existing-node placements, reasons, the lower bound.
 	res := s.result()
-	if s.cfg.preferenceCost && s.hasPreferences() {
-		ignore := append(append([]Option(nil), opts...), WithPreferencePolicy(PreferenceIgnore))
-		ignore = append(ignore, func(c *config) { c.preferenceCost = false; c.preferenceByKind = nil })
-		base, err := Solve(pods, nodePools, catalog, ignore...)
-		if err != nil {
+	// 4. What preferences cost, when asked: the same input planned with
+	// preferences ignored, compared.
+	if cfg.preferenceCost {
+		if res.Preferences, err = s.preferenceCost(pods, nodePools, catalog, res); err != nil {
 			return Result{}, err
 		}
-		res.Preferences = &PreferenceCost{
-			ExtraNodeClaims: res.Summary.NodeClaims - base.Summary.NodeClaims,
-			ExtraPerHour:    roundPrice(res.Summary.PricePerHour - base.Summary.PricePerHour),
-		}
-	} else if s.cfg.preferenceCost {
-		res.Preferences = &PreferenceCost{}
 	}
 	return res, nil
+}
+
+// preferenceCost compares res with the plan of the same input with every
+// preference ignored.
+func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res Result) (*PreferenceCost, error) {
+	if !s.hasPreferences() {
+		return &PreferenceCost{}, nil
+	}
+	ignore := s.cfg
+	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
+	ignore.karpenterRelaxation, ignore.fillBounded, ignore.first = false, false, nil
+	b, err := bestOf(pods, nodePools, catalog, ignore)
+	if err != nil {
+		return nil, err
+	}
+	base := b.result()
+	return &PreferenceCost{
+		ExtraNodeClaims: res.Summary.NodeClaims - base.Summary.NodeClaims,
+		ExtraPerHour:    roundPrice(res.Summary.PricePerHour - base.Summary.PricePerHour),
+	}, nil
 }
 
 // hasPreferences reports whether some pod carries a preference the policy
@@ -345,8 +363,10 @@ func (s *solver) queue() []*pending {
 				return -1
 			}
 			return 1
+		} else if fa {
+			return smallerFirst(a, b) // the most of them fit smallest first
 		}
-		if ia, ib := a.cls.isolated && isolateFirst, b.cls.isolated && isolateFirst; ia != ib {
+		if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib {
 			if ia {
 				return -1
 			}

@@ -367,13 +367,20 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // group that counts the pod (the carriers' required node affinity, under
 // nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
 // the claim becomes matches the filter, and a claim whose requirements
-// leave that open might become either. The claim is narrowed to the first
-// alternative of the filter it can meet, so that it is counted, as placing
-// the pod assumes; a claim that can meet none is certainly not counted.
+// leave that open might become either. The claim is narrowed out of every
+// alternative of the filter where it can be (a pod that does not need the
+// carriers' kind of node should not be forced onto one), else into the
+// first alternative it can meet, so that it is counted, as placing the pod
+// assumes.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) []requirements.Requirement {
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
 		if g.kind != Spread || len(g.filterReqs) == 0 || decided(reqs, g.filterReqs) {
+			continue
+		}
+		if out, ok := excludeAll(reqs, g.filterReqs); ok {
+			pins = append(pins, out...)
+			reqs = reqs.Add(out...)
 			continue
 		}
 		for _, alt := range g.filterReqs {
@@ -391,6 +398,38 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) [
 		}
 	}
 	return pins
+}
+
+// excludeAll returns requirements that keep reqs out of every alternative,
+// one key each (In v → NotIn v, Exists → DoesNotExist), when reqs can meet
+// them all.
+func excludeAll(reqs requirements.Requirements, alts []requirements.Requirements) ([]requirements.Requirement, bool) {
+	var out []requirements.Requirement
+	for _, alt := range alts {
+		found := false
+		for r := range alt.All() {
+			var ex requirements.Requirement
+			switch r.Operator() {
+			case requirements.OpIn:
+				ex = requirements.NotIn(r.Key(), r.Values()...)
+			case requirements.OpExists:
+				if !r.RequiresPresent() {
+					continue // no constraint on the key: nothing to stay out of
+				}
+				ex = requirements.DoesNotExist(r.Key())
+			default:
+				continue
+			}
+			if _, empty := reqs.Add(append(out, ex)...).Empty(); !empty {
+				out, found = append(out, ex), true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // decided reports whether every node meeting reqs meets one of the

@@ -153,6 +153,21 @@ func (t *Tracker) Values(key string) []string {
 	return slices.Sorted(slices.Values(ks.values))
 }
 
+// FilterKeys returns the keys the node filters of spread groups read
+// (nodeAffinityPolicy Honor), sorted: a NodeClaim's values on them decide
+// whether its pods are counted.
+func (t *Tracker) FilterKeys() []string {
+	set := map[string]bool{}
+	for _, g := range t.groups {
+		for _, r := range g.filterReqs {
+			for _, k := range r.Keys() {
+				set[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
 // Keys returns the topology keys some group counts on, sorted.
 func (t *Tracker) Keys() []string {
 	return slices.Sorted(maps.Keys(t.keys))

@@ -1,3 +1,0 @@
-package scheduler
-
-var isolateFirst = true
