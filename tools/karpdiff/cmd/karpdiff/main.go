@@ -18,6 +18,7 @@ Commands:
   check      check a plan against the scenario with kube-scheduler's filters
   gen        write random scenario folders
   compare    generate scenarios, solve them with nodeplan and Karpenter, check and classify
+  consolidate  follow nodeplan's consolidation plan of a cluster, check each command against Karpenter's disruption code
 
 Run "karpdiff COMMAND -h" for a command's flags.
 `
@@ -49,10 +50,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) int{
-		"karpenter": karpenterCommand,
-		"check":     checkCommand,
-		"gen":       genCommand,
-		"compare":   compareCommand,
+		"karpenter":   karpenterCommand,
+		"check":       checkCommand,
+		"gen":         genCommand,
+		"compare":     compareCommand,
+		"consolidate": consolidateCommand,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
