@@ -41,7 +41,7 @@ type solver struct {
 	// hasReservations is set when some offering is a capacity reservation.
 	// Then claims hold reservations while they are planned: resHeld counts
 	// the claims whose cheapest offering is in each reservation, resCap is
-	// its capacity, and resVersion changes whenever a reservation fills up
+	// its capacity (the PreparedCatalog's, shared: read only), and resVersion changes whenever a reservation fills up
 	// or frees a place (memos keyed on it).
 	hasReservations bool
 	resCap          map[string]int
@@ -63,8 +63,8 @@ type solver struct {
 // Inputs are never modified or retained. The same inputs give the same
 // Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
-	// 1. Options, resolved and checked once.
-	cfg, err := resolve(opts)
+	// 1. Options, resolved and checked once; the catalog prepared once.
+	cfg, err := resolveFor(catalog, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -124,22 +124,9 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
 	}
-	if s.dims, err = binpack.NewDims(binpack.ResourceNames(catalog)...); err != nil {
-		return nil, err
-	}
-	s.idx = binpack.NewIndex(catalog, s.dims)
-	s.resCap, s.resHeld = map[string]int{}, map[string]int{}
-	for _, it := range catalog.Types() {
-		for _, o := range it.Offerings {
-			if o.ReservationID == "" {
-				continue
-			}
-			s.hasReservations = true
-			if c, ok := s.resCap[o.ReservationID]; !ok || o.ReservationCapacity < c {
-				s.resCap[o.ReservationID] = o.ReservationCapacity
-			}
-		}
-	}
+	s.dims, s.idx = cfg.prepared.dims, binpack.NewIndex(cfg.prepared.tables)
+	s.resCap, s.resHeld = cfg.prepared.reservations, map[string]int{}
+	s.hasReservations = len(s.resCap) > 0
 	s.reqs = newReqTable(s)
 	s.seed = seedOf(pods, nodePools)
 	if cfg.seed != nil {
