@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -92,6 +93,9 @@ type config struct {
 	nodeCost         float64
 	maxOptions       int
 	preferenceCost   bool
+	// prepared is the catalog as the solve reads it: WithPrepared's, or
+	// the one resolveFor prepares (shared by every plan of the solve).
+	prepared *PreparedCatalog
 	// karpenterRelaxation relaxes preferences in Karpenter's order (one
 	// preferred node-affinity term at a time, heaviest dropped first); set
 	// only for the plan Solve compares with its own.
@@ -216,6 +220,24 @@ func resolve(opts []Option) (config, error) {
 		}
 	}
 	return c, c.check()
+}
+
+// resolveFor resolves opts for a solve on catalog: resolve, then the
+// catalog prepared once for every plan of the solve (WithPrepared's, checked
+// to be catalog's, or prepared now).
+func resolveFor(catalog instancetypes.Catalog, opts []Option) (config, error) {
+	c, err := resolve(opts)
+	if err != nil {
+		return c, err
+	}
+	switch {
+	case c.prepared == nil:
+		c.prepared, err = Prepare(catalog)
+	case !c.prepared.isOf(catalog):
+		err = &InputError{Field: "WithPrepared", Index: -1,
+			Message: "the PreparedCatalog was prepared from another catalog than the one Solve is given"}
+	}
+	return c, err
 }
 
 // policyFor returns the policy of one kind of preference.
