@@ -109,17 +109,15 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 				rest = append(rest, src)
 				continue
 			}
-			before := s.snapshot(dst)
-			pods, ok := s.mergeInto(src, dst, budget)
-			if !ok {
-				s.restore(dst, before) // the pods that moved went back
+			if s.foldCannotPay(dst, src, apart, lastSave) {
 				rest = append(rest, src)
 				continue
 			}
+			before := s.snapshot(dst)
+			pods, ok := s.mergeInto(src, dst, budget)
 			save := apart + src.chargedPrice + s.cfg.nodeCost - (dst.price + s.cfg.nodeCost)
-			if save < lastSave-mergeStepLoss*dst.price-priceEps {
-				s.unfold(src, pods)
-				s.restore(dst, before)
+			if !ok || save < lastSave-mergeStepLoss*dst.price-priceEps {
+				s.undoInto(dst, before, func() { s.unfold(src, pods) })
 				rest = append(rest, src)
 				continue
 			}
@@ -132,14 +130,54 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		}
 		left = rest
 	}
-	for i := len(folds) - 1; i >= bestN; i-- {
-		s.unfold(folds[i].src, folds[i].pods)
+	to := start
+	if bestN > 0 {
+		to = folds[bestN-1].after
 	}
-	if bestN == 0 {
-		s.restore(dst, start)
-	} else {
-		s.restore(dst, folds[bestN-1].after)
+	s.undoInto(dst, to, func() {
+		for i := len(folds) - 1; i >= bestN; i-- {
+			s.unfold(folds[i].src, folds[i].pods)
+		}
+	})
+}
+
+// undoInto runs undo, which moves pods that joined dst back out, and
+// returns dst to state st, a state it had with the pods it keeps. While
+// undo runs dst is neither widened nor refitted pod by pod (detach leaves
+// it alone): st says what it becomes.
+func (s *solver) undoInto(dst *claim, st claimState, undo func()) {
+	s.frozen = dst
+	undo()
+	s.frozen = nil
+	s.restore(dst, st)
+}
+
+// foldCannotPay reports, before any pod moves, that folding src into dst
+// would be refused on price alone: a fold is refused when its saving,
+// apart+src.price-price, falls below lastSave-mergeStepLoss*price, which a
+// price above foldCosts only makes worse.
+func (s *solver) foldCannotPay(dst, src *claim, apart, lastSave float64) bool {
+	est := s.foldCosts(dst, src)
+	return apart+src.price-est < lastSave-mergeStepLoss*est-priceEps
+}
+
+// foldCosts is a lower bound on dst's price once every pod of src joined
+// it (+Inf when no type can hold them): the claim dst becomes narrows dst's
+// requirements and holds at least both claims' requests, so no type it can
+// get costs less than the cheapest type of dst's requirements that holds
+// the sum (ports and minValues only rule types out). With reservations it
+// is 0: a reserved offering src frees may cost less than any other.
+func (s *solver) foldCosts(dst, src *claim) float64 {
+	if s.hasReservations {
+		return 0
 	}
+	need := dst.used.Add(src.used)
+	charged := dst.charged
+	_, _, est, ok := s.cheapestFit(nil, dst.pool, dst.reqID, need, &charged, 0, math.Inf(1), dst)
+	if !ok {
+		return math.Inf(1)
+	}
+	return est
 }
 
 // claimState is what a claim's pods do not determine: its requirement set,
@@ -246,17 +284,13 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 }
 
 // mergeInto moves every pod of src into dst, whatever dst's price becomes
-// (the caller judges the whole merge); on failure nothing changes. A pod
+// (the caller judges the whole merge). On failure it returns the pods that
+// moved, for the caller to undo (undoInto). A pod
 // that topology counts on some key stays in src's domain of that key, so no
 // other pod's spread or affinity count changes. It returns the pods moved.
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
-	rollback := func() {
-		for i := len(moved) - 1; i >= 0; i-- {
-			s.moveBack(moved[i], src)
-		}
-	}
 	srcReqs := s.reqs.info(src.reqID).reqs
 	for _, pp := range bySizeDesc(src.pods) {
 		c := pp.cls
@@ -265,8 +299,7 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
 		}
 		if !ok {
-			rollback()
-			return nil, false
+			return moved, false
 		}
 		srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 		s.topo.Unrecord(c.topo, a.active, &srcHost)
@@ -274,8 +307,7 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 		ev, ok, _ := s.evalClaim(a, dst)
 		if !ok {
 			s.topo.Record(c.topo, a.active, &srcHost)
-			rollback()
-			return nil, false
+			return moved, false
 		}
 		s.detach(pp)
 		s.commit(pp, a, ev)

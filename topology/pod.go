@@ -715,9 +715,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 		if d, ok := t.domainOf(g.ks, h); ok {
 			if add {
 				g.add(d)
-			} else {
-				g.remove(d)
+			} else if !g.remove(d) {
+				continue
 			}
+			t.tally(g, d, false, add)
 		}
 	}
 	for i := range p.Terms {
@@ -728,9 +729,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 		if d, ok := t.domainOf(term.g.ks, h); ok {
 			if add {
 				term.g.addOwner(d)
-			} else {
-				term.g.removeOwner(d)
+			} else if !term.g.removeOwner(d) {
+				continue
 			}
+			t.tally(term.g, d, true, add)
 		}
 	}
 }
