@@ -703,7 +703,11 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
-		r := s.domainPrice(id, append(slices.Clip(pins), requirements.In(key, value)), need)
+		all := slices.Clip(pins)
+		if key != "" {
+			all = append(all, requirements.In(key, value))
+		}
+		r := s.domainPrice(id, all, need)
 		ranks[mk] = r
 		return r
 	}
@@ -778,8 +782,7 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 // typeHasLabels reports whether an instance type's labels meet every pin.
 func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bool {
 	for _, pin := range pins {
-		v, ok := labels[pin.Key()]
-		if !ok || !pin.Has(v) {
+		if v, ok := labels[pin.Key()]; !ok && !pin.AllowsAbsent() || ok && !pin.Has(v) {
 			return false
 		}
 	}
