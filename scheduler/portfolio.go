@@ -187,12 +187,26 @@ func (s *solver) relaxesPreferences() bool {
 	return false
 }
 
-// unplacedNames lists the pods left unplaced.
+// unplacedNames lists the pods left unplaced and the pods their pod affinity selects.
 func (s *solver) unplacedNames() map[string]bool {
 	out := map[string]bool{}
+	var follow []*class
 	for _, pp := range s.pending {
 		if pp.claim == nil && pp.node == nil {
 			out[pp.name] = true
+			if len(pp.cls.targets) > 0 && !slices.Contains(follow, pp.cls) {
+				follow = append(follow, pp.cls)
+			}
+		}
+	}
+	// The pods an unplaced pod's affinity selects go first too (the queue
+	// keeps a pod right after its targets): placed among the rest, their
+	// nodes filled up before the pods that must join them came.
+	for _, c := range follow {
+		for _, t := range c.targets {
+			for _, pp := range t.pods {
+				out[pp.name] = true
+			}
 		}
 	}
 	return out
