@@ -467,8 +467,14 @@ func (s *solver) detach(pp *pending) {
 	defer s.updateHold(cl)
 	defer s.reindex(cl)
 	s.widen(cl)
+	s.refit(cl)
+}
+
+// refit moves cl to the cheapest type that holds its pods, when that costs
+// no more than its type, and charges its NodePool for it.
+func (s *solver) refit(cl *claim) {
 	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price, cl)
-	if !ok || price > cl.price {
+	if !ok || price > cl.price || t == cl.typ {
 		return
 	}
 	capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, t, cl.ports, &cl.charged)

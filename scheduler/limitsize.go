@@ -62,6 +62,30 @@ func (s *solver) limitSized(c *class, p *pool, id int32) (sizeOption, bool) {
 	return best, true
 }
 
+// largestWithin is the type of set id with the most capacity in the
+// NodePool's limited resources (larger; then the cheapest) that holds a pod of c within the remaining limits.
+func (s *solver) largestWithin(c *class, p *pool, id int32) (sizeOption, bool) {
+	best, found := sizeOption{}, false
+	for _, o := range s.sizeOptions(c, p, id) {
+		if !found || p.larger(o.capT, best.capT) {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// larger reports whether capacity x exceeds y in the first limited
+// resource they differ in, then in cpu, then in memory (a NodePool that
+// limits only its nodes packs the most on each).
+func (p *pool) larger(x, y binpack.Vec) bool {
+	for _, d := range append(slices.Clip(p.limitDims), 0, 1) {
+		if x[d] != y[d] {
+			return x[d] > y[d]
+		}
+	}
+	return false
+}
+
 // sizeSparing bounds the limit-sparing types the rest is tried on.
 const sizeSparing = 8
 

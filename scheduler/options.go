@@ -104,6 +104,12 @@ type config struct {
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.
 	fillBounded bool
+	// packLargest opens new claims of NodePools with limits on their
+	// largest type within the limits, which the pods that follow fill, and
+	// refits every claim to its cheapest type once all are queued (the way
+	// Karpenter charges a NodeClaim the largest of its options); set only
+	// for the plan Solve makes when limits left pods unplaced.
+	packLargest bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool

@@ -524,6 +524,11 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 			t, pos, price = o.t, o.pos, o.price
 		}
 	}
+	if s.cfg.packLargest && p.bounded() && !s.hasReservations {
+		if o, ok := s.largestWithin(c, p, id); ok {
+			t, pos, price = o.t, o.pos, o.price
+		}
+	}
 	if _, ok := s.chargeFor(p, id, c.requests, t, c.ports, &zero); !ok {
 		return evaluation{}, false
 	}

@@ -26,6 +26,10 @@ import (
 //   - when pods are left unplaced and a bounded NodePool's claims hold
 //     capacity no pod uses, a plan that fills claims first and sizes new
 //     ones for the limits (limitsize.go);
+//   - when pods are left unplaced that a NodePool with limits could take, a
+//     plan that opens its claims on the largest type within the limits and
+//     refits them once every pod was queued (Karpenter's packing, which
+//     spends less of the limits on the room small nodes leave);
 //   - when pods are left unplaced although a NodePool or node could take
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
@@ -71,6 +75,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		fill.fillBounded = true
 		more = append(more, fill)
 	}
+	if best.limitsLeftPods() && len(best.pending) <= alternativeMaxPods {
+		pack := best.cfg
+		pack.packLargest, pack.fillBounded = true, true
+		more = append(more, pack)
+	}
 	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
 		first := best.cfg
 		first.first = best.unplacedNames()
@@ -112,6 +121,11 @@ const alternativeMaxPods = 20000
 // could break.
 func (s *solver) plan() {
 	s.run()
+	if s.cfg.packLargest {
+		for _, cl := range s.liveClaims() {
+			s.refit(cl)
+		}
+	}
 	s.improve()
 	if s.retryUnplaced() {
 		s.improve() // what the retry placed may share room with the rest
@@ -181,6 +195,22 @@ func (s *solver) relaxesPreferences() bool {
 				if n[st.kind]++; n[st.kind] > 1 {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// limitsLeftPods reports whether a pod left unplaced could go to a
+// NodePool with limits.
+func (s *solver) limitsLeftPods() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil || c.placedN == len(c.pods) {
+			continue
+		}
+		for _, p := range s.pools {
+			if p.bounded() && s.poolTolerated(c, p, len(c.steps)) && s.classFitsPool(c, p) {
+				return true
 			}
 		}
 	}

@@ -95,7 +95,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	}
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
-	ignore.karpenterRelaxation, ignore.fillBounded, ignore.first = false, false, nil
+	ignore.karpenterRelaxation, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, nil
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
@@ -370,8 +370,9 @@ func (s *solver) queue() []*pending {
 
 // queueOrder compares two pending pods for the queue before affinity moves
 // them (w: limitWeights): the pods the config names first, smallest first;
-// isolated pods; then, in the plan for bounded NodePools, the smallest share
-// of a limit first, else largest first.
+// isolated pods (but in the plan that fills bounded NodePools, where a node
+// of its own spends the limits fastest); then, in the plans for bounded
+// NodePools, the smallest share of a limit first, else largest first.
 func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
 		if fa {
@@ -381,7 +382,7 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	} else if fa {
 		return smallerFirst(a, b) // the most of them fit smallest first
 	}
-	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib {
+	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) {
 		if ia {
 			return -1
 		}
