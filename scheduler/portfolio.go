@@ -318,12 +318,13 @@ func stricterPolicies(cfg config) []config {
 }
 
 // retryUnplaced places again, in queue order, the pods the first pass left
-// unplaced: improving the plan frees room and limits they may now use. It
-// reports whether it placed any.
+// unplaced: improving the plan frees room and limits they may now use, and
+// a pod that must join one of its pod-affinity targets may have one moved to
+// a node of its own (placeBeside). It reports whether it placed any.
 func (s *solver) retryUnplaced() bool {
 	placed := false
 	for _, pp := range s.queue() {
-		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && s.place(pp) {
+		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && (s.place(pp) || s.placeBeside(pp)) {
 			placed = true
 		}
 	}
