@@ -703,6 +703,9 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 		if key == requirements.LabelHostname {
 			return 0
 		}
+		if key != "" && value == "" && s.cfg.karpenterRelaxation {
+			return math.Inf(1) // Karpenter launches no NodeClaim into an empty label value
+		}
 		_, ranks := s.reqs.info(id).topoMemos()
 		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
 		if r, ok := ranks[mk]; ok {

@@ -186,7 +186,7 @@ func (s *solver) relaxesPreferences() bool {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) {
+		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || s.softSpreadOnEmptyValue(c) {
 			return true
 		}
 		n := map[PreferenceKind]int{}
@@ -329,6 +329,19 @@ func (s *solver) retryUnplaced() bool {
 		}
 	}
 	return placed
+}
+
+// softSpreadOnEmptyValue reports whether the class has a ScheduleAnyway
+// spread (honoured under Respect) on a key some instance type labels with
+// an empty value: a domain Karpenter counts but cannot launch a NodeClaim
+// into, so where nodeplan honours the spread there, Karpenter relaxes it.
+func (s *solver) softSpreadOnEmptyValue(c *class) bool {
+	for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway && s.idx.IsLabelKey(tsc.TopologyKey) && slices.Contains(s.idx.LabelValues(tsc.TopologyKey, s.idx.All()), "") {
+			return true
+		}
+	}
+	return false
 }
 
 // selfZoneAntiAffinity reports whether the class prefers its replicas apart

@@ -355,7 +355,11 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
+			d, ok := t.choose(p, active, ks, cands, pins, rank)
+			if !ok {
+				return nil, t.noTypeIn(p, active, ks, cands)
+			}
+			pins = append(pins, requirements.In(key, ks.values[d]))
 		}
 	}
 	if h.Node == nil && scope != HostnameOnly {
@@ -654,6 +658,20 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 	return cands, nil
 }
 
+// noTypeIn is the violation when no domain the pod's rules allow on a key
+// has an instance type that holds it (the ranker's +Inf everywhere): its
+// kind is that of the pod's first enforced term on the key.
+func (t *Tracker) noTypeIn(p *Pod, active Active, ks *keyState, cands []int32) *Violation {
+	kind := Spread
+	for i := range p.Terms {
+		if term := &p.Terms[i]; term.Key == ks.key && (term.Required || active(i)) {
+			kind = term.Kind
+			break
+		}
+	}
+	return &Violation{Kind: kind, Key: ks.key, why: fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, cands))}
+}
+
 // narrow keeps, in place, the domains f allows; the domains it had are kept
 // in t.before for a message.
 func (t *Tracker) narrow(cands []int32, f func(int32) bool) []int32 {
@@ -739,7 +757,7 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 // relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
-func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (int32, bool) {
 	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
@@ -766,7 +784,7 @@ func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pin
 			best, bestLoad, bestRank, bestOK = d, load, r, ok
 		}
 	}
-	return best
+	return best, bestOK
 }
 
 // Record counts a placement: the pod went to host, whose requirements now
