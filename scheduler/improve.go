@@ -86,8 +86,9 @@ func (s *solver) totalPrice() float64 {
 
 // improveRound runs one round: drain small claims (emptying one saves its
 // whole price), let claims absorb smaller ones of their bucket at no extra
-// price (fewer nodes, larger rooms for later moves), then shrink big claims
-// into the room left elsewhere.
+// price (fewer nodes, larger rooms for later moves), shrink big claims into
+// the room left elsewhere, then replant the pods left alone on a claim
+// dearer than they need.
 func (s *solver) improveRound(budget *int) {
 	each := func(order []*claim, do func(*claim, *int)) {
 		for _, cl := range order {
@@ -102,6 +103,7 @@ func (s *solver) improveRound(budget *int) {
 	each(s.byPrice(), s.drain)
 	each(s.byPods(), s.absorb)
 	each(s.byPods(), s.shrink)
+	each(s.byPrice(), s.replant)
 }
 
 // byPrice lists the live claims cheapest first (then by id).
@@ -468,6 +470,15 @@ func (s *solver) detach(pp *pending) {
 	defer s.reindex(cl)
 	s.widen(cl)
 	s.refit(cl)
+}
+
+// recharge charges cl's NodePool for cl's type (and minValues) only, after
+// a plan that charged it more while it scheduled.
+func (s *solver) recharge(cl *claim) {
+	if capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, cl.typ, cl.ports, &cl.charged); ok {
+		cl.pool.charge(&capT, &cl.charged)
+		cl.charged = capT
+	}
 }
 
 // refit moves cl to the cheapest type that holds its pods, when that costs

@@ -74,6 +74,22 @@ func (s *solver) largestWithin(c *class, p *pool, id int32) (sizeOption, bool) {
 	return best, found
 }
 
+// largestOption is, per resource, the largest capacity of the types of set
+// id that hold need within the pool's remaining limits (what Karpenter
+// takes off a NodePool's limits for a new NodeClaim).
+func (s *solver) largestOption(p *pool, id int32, need binpack.Vec) binpack.Vec {
+	info := s.reqs.info(id)
+	info.typeSet(s)
+	var zero, out binpack.Vec
+	for _, t32 := range info.members {
+		t := int(t32)
+		if capT := s.idx.Capacity(t); need.Fits(p.usable[t]) && p.withinLimits(&capT, &zero) {
+			out = out.Max(capT)
+		}
+	}
+	return out
+}
+
 // larger reports whether capacity x exceeds y in the first limited
 // resource they differ in, then in cpu, then in memory (a NodePool that
 // limits only its nodes packs the most on each).

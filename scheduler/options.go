@@ -31,8 +31,10 @@ const (
 	// can hold, the lightest relaxed first) would cost more than relaxing
 	// them in Karpenter's order (one preferred node-affinity term at a time,
 	// the heaviest dropped first; replicas' preferred zone anti-affinity
-	// relaxed as Karpenter's pessimism does), the plan relaxes them as
-	// Karpenter would. Preferences never cost more than under Karpenter.
+	// relaxed as Karpenter's pessimism does; a NodeClaim charged the largest
+	// of its options against NodePool limits while it schedules; no
+	// NodeClaim launched into an empty label value), the plan relaxes them
+	// as Karpenter would. Preferences never cost more than under Karpenter.
 	PreferenceRespect PreferencePolicy = "Respect"
 	// PreferenceHonor honours as many preferences as can hold, relaxing the
 	// lightest first, whatever Karpenter would have paid: the richer policy,

@@ -810,6 +810,15 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 		}
 	}
 	capT, _ := s.chargeFor(cl.pool, ev.reqID, ev.need, ev.typ, append(slices.Clip(cl.ports), c.ports...), &cl.charged)
+	if s.cfg.karpenterRelaxation && cl.pool.limited {
+		// Karpenter charges a NodeClaim the largest of its options (within
+		// the limits) while it schedules; the plan refits them after.
+		if ev.claim == nil {
+			capT = capT.Max(s.largestOption(cl.pool, ev.reqID, ev.need))
+		} else {
+			capT = capT.Max(cl.charged)
+		}
+	}
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {

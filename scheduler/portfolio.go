@@ -121,8 +121,9 @@ const alternativeMaxPods = 20000
 // could break.
 func (s *solver) plan() {
 	s.run()
-	if s.cfg.packLargest {
+	if s.cfg.packLargest || s.cfg.karpenterRelaxation {
 		for _, cl := range s.liveClaims() {
+			s.recharge(cl)
 			s.refit(cl)
 		}
 	}
@@ -186,8 +187,8 @@ func (s *solver) relaxesPreferences() bool {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || s.softSpreadOnEmptyValue(c) {
-			return true
+		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
+			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}
 		for _, st := range c.steps {
@@ -329,6 +330,11 @@ func (s *solver) retryUnplaced() bool {
 		}
 	}
 	return placed
+}
+
+// anyLimited reports whether a NodePool has resource limits.
+func (s *solver) anyLimited() bool {
+	return slices.ContainsFunc(s.pools, func(p *pool) bool { return p.limited })
 }
 
 // softSpreadOnEmptyValue reports whether the class has a ScheduleAnyway
