@@ -89,6 +89,9 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		s.mergeAtOnce(dst, bySize, budget)
 		return
 	}
+	if chain := s.mergePlan(dst, bySize, budget); len(chain) > 0 && s.foldChain(dst, chain, budget) {
+		return
+	}
 	type fold struct {
 		src   *claim
 		pods  []*pending
@@ -139,6 +142,41 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 			s.unfold(folds[i].src, folds[i].pods)
 		}
 	})
+}
+
+// foldChain folds every claim of chain into dst, the set a plan on prices
+// alone (mergePlan) found cheaper together, and keeps the result when the
+// plan ends cheaper; else everything goes back. The set is taken whole: its
+// first folds may each cost more (two of four half-empty nodes need a type
+// twice the price, all four fit one type that costs what they did apart,
+// and a fifth claim rides free).
+func (s *solver) foldChain(dst *claim, chain []*claim, budget *int) bool {
+	start := s.snapshot(dst)
+	apart := dst.price + s.cfg.nodeCost
+	type fold struct {
+		src  *claim
+		pods []*pending
+	}
+	var folds []fold
+	ok := true
+	for _, src := range chain {
+		apart += src.price + s.cfg.nodeCost
+		pods, in := s.mergeInto(src, dst, budget)
+		folds = append(folds, fold{src, pods})
+		if !in {
+			ok = false
+			break
+		}
+	}
+	if ok && dst.price+s.cfg.nodeCost < apart-priceEps {
+		return true
+	}
+	s.undoInto(dst, start, func() {
+		for i := len(folds) - 1; i >= 0; i-- {
+			s.unfold(folds[i].src, folds[i].pods)
+		}
+	})
+	return false
 }
 
 // undoInto runs undo, which moves pods that joined dst back out, and
