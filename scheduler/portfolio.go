@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -70,13 +72,15 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		return best, err
 	}
 	more = more[:0]
+	// The plans for limits start from nodeplan's own config: Karpenter's
+	// charging of NodeClaims (karpenterRelaxation) spends limits faster.
 	if best.fillMayHelp() {
-		fill := best.cfg
+		fill := s.cfg
 		fill.fillBounded = true
 		more = append(more, fill)
 	}
 	if best.limitsLeftPods() && len(best.pending) <= alternativeMaxPods {
-		pack := best.cfg
+		pack := s.cfg
 		pack.packLargest, pack.fillBounded = true, true
 		more = append(more, pack)
 	}
@@ -187,7 +191,7 @@ func (s *solver) relaxesPreferences() bool {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
+		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
 			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}
@@ -348,6 +352,21 @@ func (s *solver) softSpreadOnEmptyValue(c *class) bool {
 		}
 	}
 	return false
+}
+
+// otherAntiAffinity reports whether the class prefers to be apart from
+// pods that are not its replicas: Karpenter checks that against the pods
+// placed before it (it queues by size), nodeplan against those it placed
+// first, so the two orders honour it differently.
+func otherAntiAffinity(c *class) bool {
+	a := c.sample.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return false
+	}
+	return slices.ContainsFunc(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, func(w corev1.WeightedPodAffinityTerm) bool {
+		sel, err := metav1.LabelSelectorAsSelector(w.PodAffinityTerm.LabelSelector)
+		return err == nil && w.PodAffinityTerm.LabelSelector != nil && !sel.Matches(labels.Set(c.labels))
+	})
 }
 
 // selfZoneAntiAffinity reports whether the class prefers its replicas apart

@@ -371,7 +371,8 @@ func (s *solver) queue() []*pending {
 // queueOrder compares two pending pods for the queue before affinity moves
 // them (w: limitWeights): the pods the config names first, smallest first;
 // isolated pods (but in the plan that fills bounded NodePools, where a node
-// of its own spends the limits fastest); then, in the plans for bounded
+// of its own spends the limits fastest, and in the plan that relaxes
+// preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
 // NodePools, the smallest share of a limit first, else largest first.
 func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
@@ -382,7 +383,7 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	} else if fa {
 		return smallerFirst(a, b) // the most of them fit smallest first
 	}
-	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) {
+	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.karpenterRelaxation {
 		if ia {
 			return -1
 		}
