@@ -384,7 +384,21 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 			continue
 		}
 		cl := claimLabels{reqs: reqs, doms: h.Domains}
-		alts := slices.DeleteFunc(slices.Clone(g.filterReqs), func(alt requirements.Requirements) bool { return !cl.mayMeet(alt) })
+		var alts []requirements.Requirements
+		for _, alt := range g.filterReqs {
+			// An alternative the claim's types cannot meet is pinned out on
+			// the key that says so (it costs nothing), so that every check
+			// reading the claim's requirements agrees.
+			if out, ok := cl.cannotMeet(alt); ok {
+				if _, empty := reqs.Add(out).Empty(); !empty {
+					pins = append(pins, out)
+					reqs = reqs.Add(out)
+					cl.reqs = reqs
+					continue
+				}
+			}
+			alts = append(alts, alt)
+		}
 		if len(alts) == 0 || decided(reqs, alts) {
 			continue
 		}
@@ -442,18 +456,18 @@ func (c claimLabels) values(key string) ([]string, bool) {
 	return vs, true
 }
 
-// mayMeet reports whether the claim's node could meet alt: no key of alt
-// asks for values the claim cannot take.
-func (c claimLabels) mayMeet(alt requirements.Requirements) bool {
+// cannotMeet returns, when the claim's node cannot meet alt (a key of alt
+// asks for values the claim cannot take), the requirement that says so.
+func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Requirement, bool) {
 	for r := range alt.All() {
 		if !r.IsFinite() || len(r.Values()) == 0 {
 			continue
 		}
 		if vs, ok := c.values(r.Key()); ok && !slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(r.Values(), v) }) {
-			return false
+			return requirements.NotIn(r.Key(), r.Values()...), true
 		}
 	}
-	return true
+	return requirements.Requirement{}, false
 }
 
 // excludeAll returns requirements that keep the claim out of every
