@@ -31,7 +31,9 @@ const (
 	// can hold, the lightest relaxed first) would cost more than relaxing
 	// them in Karpenter's order (one preferred node-affinity term at a time,
 	// the heaviest dropped first; replicas' preferred zone anti-affinity
-	// relaxed as Karpenter's pessimism does; a NodeClaim charged the largest
+	// relaxed as Karpenter's pessimism does; of several required
+	// node-affinity terms, the first ones dropped before any preference; the
+	// pods queued by size; a NodeClaim charged the largest
 	// of its options against NodePool limits while it schedules; no
 	// NodeClaim launched into an empty label value), the plan relaxes them
 	// as Karpenter would. Preferences never cost more than under Karpenter.

@@ -126,6 +126,9 @@ func (s *solver) place(pp *pending) bool {
 		pp.failure = c.invalid
 		return false
 	}
+	if s.cfg.karpenterRelaxation && len(c.alts) > 1 {
+		return s.placeKarpenterOrder(pp)
+	}
 	level := 0
 	for {
 		allowNew := level >= c.nWhile
@@ -151,6 +154,28 @@ func (s *solver) place(pp *pending) bool {
 		}
 		level++
 	}
+}
+
+// placeKarpenterOrder places pp in the order Karpenter relaxes a pod with
+// several required node-affinity terms: each term with every preference
+// kept, the first terms dropped one by one, and only the last term with
+// its preferences relaxed in turn (Karpenter never returns to a dropped
+// term, whatever the preferences it relaxes later).
+func (s *solver) placeKarpenterOrder(pp *pending) bool {
+	c := pp.cls
+	last := len(c.alts) - 1
+	for alt := range c.alts {
+		for level := 0; ; level++ {
+			if a, ok := s.newAttempt(c, alt, level, level >= c.nWhile); ok && s.tryPlace(pp, a) {
+				pp.relaxed = c.relaxedAt(level)
+				return true
+			}
+			if alt < last || level >= len(c.steps) {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // tryPlace places the pod: on an existing node when one takes it, else on

@@ -191,7 +191,7 @@ func (s *solver) relaxesPreferences() bool {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
+		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
 			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}
