@@ -260,16 +260,51 @@ func (s *solver) unfold(src *claim, pods []*pending) {
 // mayFold is the cheap test before a fold: the requirements of dst and src
 // meet, their ports do not clash, and some type of the pool could hold both.
 func (s *solver) mayFold(dst, src *claim) bool {
-	id := s.reqs.and(dst.reqID, src.reqID)
-	if id < 0 {
-		return false
-	}
 	if _, clash := portsConflict(dst.ports, src.ports); clash {
 		return false
 	}
-	info := s.reqs.info(id)
-	info.typeSet(s)
-	return dst.used.FitsSum(&src.used, &info.maxUsable)
+	return s.foldReqs(dst.reqID, dst.used, src) >= 0
+}
+
+// foldReqs returns the requirement set of a claim with requirements id and
+// requests used once src's pods joined it (-1 when none holds them): id ∩
+// src's requirements, or, when that holds nothing and src's pods are of one
+// class with several required node-affinity terms, id ∩ the first other
+// term (widened to the NodePool, src's domains kept) that does: any term
+// places the pod, and the one it was placed under may be the narrow one.
+func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
+	fits := func(nid int32) bool {
+		if nid < 0 {
+			return false
+		}
+		info := s.reqs.info(nid)
+		info.typeSet(s)
+		return used.FitsSum(&src.used, &info.maxUsable)
+	}
+	if nid := s.reqs.and(id, src.reqID); fits(nid) {
+		return nid
+	}
+	c := src.pods[0].cls
+	if len(c.alts) < 2 || slices.ContainsFunc(src.pods, func(pp *pending) bool { return pp.cls != c || pp.att.level != src.pods[0].att.level }) {
+		return -1
+	}
+	srcReqs := s.reqs.info(src.reqID).reqs
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, src.pods[0].att.level, false)
+		if !ok || alt == src.pods[0].att.alt {
+			continue
+		}
+		wide := s.reqs.compat(src.pool.reqID, a.reqID)
+		if wide < 0 {
+			continue
+		}
+		if wide, ok = s.pinToDomains(wide, c, srcReqs); ok {
+			if nid := s.reqs.and(id, wide); fits(nid) {
+				return nid
+			}
+		}
+	}
+	return -1
 }
 
 // allMovable reports whether every pod of cl may leave its node.
@@ -330,21 +365,10 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
 	srcReqs := s.reqs.info(src.reqID).reqs
+	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
-		c := pp.cls
-		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-		if ok {
-			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
-		}
+		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
 		if !ok {
-			return moved, false
-		}
-		srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
-		s.topo.Unrecord(c.topo, a.active, &srcHost)
-		*budget--
-		ev, ok, _ := s.evalClaim(a, dst)
-		if !ok {
-			s.topo.Record(c.topo, a.active, &srcHost)
 			return moved, false
 		}
 		s.detach(pp)
@@ -352,6 +376,31 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 		moved = append(moved, pp)
 	}
 	return moved, true
+}
+
+// foldAttempt evaluates pp, on a claim with requirements srcReqs at
+// srcHost, on dst: under the required node-affinity term it was placed
+// under, else under each other term in turn. On success the pod's topology
+// counts are off srcHost (commit records them on dst).
+func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requirements, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	for i := range c.alts {
+		alt := (pp.att.alt + i) % len(c.alts)
+		a, ok := s.newAttempt(c, alt, pp.att.level, false)
+		if ok {
+			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
+		}
+		if !ok {
+			continue
+		}
+		s.topo.Unrecord(c.topo, a.active, srcHost)
+		*budget--
+		if ev, ok, _ := s.evalClaim(a, dst); ok {
+			return a, ev, true
+		}
+		s.topo.Record(c.topo, a.active, srcHost)
+	}
+	return attempt{}, evaluation{}, false
 }
 
 // pinToDomains narrows requirement set id to from's domain on every key but
@@ -468,7 +517,7 @@ func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
 		if *budget <= 0 || len(chain) >= mergeWidth {
 			break
 		}
-		nid := s.reqs.and(id, src.reqID)
+		nid := s.foldReqs(id, need, src)
 		if nid < 0 {
 			continue
 		}
