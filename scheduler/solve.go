@@ -446,13 +446,28 @@ func afterTargets(sorted []*pending, classes int) []*pending {
 }
 
 // limitWeights weighs each resource that a NodePool's limits count by the
-// inverse of what the tightest such limit has left (zero elsewhere).
+// inverse of what the tightest such limit has left (zero elsewhere); a limit
+// on nodes counts cpu, memory and pods by the inverse of what its nodes left
+// could hold at most (the largest type, times the nodes).
 func (s *solver) limitWeights() binpack.Vec {
 	var w [binpack.MaxDims]float64
 	for _, p := range s.pools {
 		for _, d := range p.limitDims {
 			if r := p.remaining[d]; r > 0 {
 				w[d] = max(w[d], 1/float64(r))
+			}
+		}
+		if p.nodesLeft > 0 {
+			// A limit on nodes spends, per pod, its share of the largest node.
+			var most binpack.Vec
+			p.types.Each(func(t int) bool {
+				most = most.Max(p.usable[t])
+				return true
+			})
+			for d := range podsDim + 1 {
+				if most[d] > 0 {
+					w[d] = max(w[d], 1/(float64(most[d])*float64(p.nodesLeft)))
+				}
 			}
 		}
 	}
