@@ -37,9 +37,10 @@ func ExampleDims_Vector() {
 	// short of cpu 3 > 2
 }
 
-// An Index answers, for a requirement set, which instance types qualify (a
-// bitset) and in which price order, with the cheapest allowed offering of
-// each.
+// Tables are built once per catalog and dimensions and read by any number
+// of Indexes; an Index answers, for a requirement set, which instance types
+// qualify (a bitset) and in which price order, with the cheapest allowed
+// offering of each.
 func ExampleNewIndex() {
 	types := []instancetypes.InstanceType{
 		{Name: "small", Labels: map[string]string{"kubernetes.io/arch": "amd64"},
@@ -60,7 +61,7 @@ func ExampleNewIndex() {
 	if err != nil {
 		panic(err)
 	}
-	x := binpack.NewIndex(catalog, dims)
+	x := binpack.NewIndex(binpack.NewTables(catalog, dims))
 	reqs := requirements.NewRequirements(
 		requirements.In("kubernetes.io/arch", "amd64"),
 		requirements.In(requirements.LabelCapacityType, "on-demand"))

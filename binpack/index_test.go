@@ -1,7 +1,6 @@
 package binpack_test
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -75,7 +74,7 @@ const (
 	xLarge
 )
 
-// indexCatalog builds a fresh catalog of indexTypes: its own derived tables.
+// indexCatalog builds a fresh catalog of indexTypes.
 func indexCatalog(t *testing.T) instancetypes.Catalog {
 	t.Helper()
 	cat, err := instancetypes.NewCatalog(indexTypes())
@@ -93,7 +92,7 @@ func baseDims(t *testing.T) binpack.Dims {
 // newIndex builds an Index of a fresh catalog of indexTypes.
 func newIndex(t *testing.T) *binpack.Index {
 	t.Helper()
-	return binpack.NewIndex(indexCatalog(t), baseDims(t))
+	return binpack.NewIndex(binpack.NewTables(indexCatalog(t), baseDims(t)))
 }
 
 // names lists the names of the types of s in ascending index order.
@@ -229,7 +228,7 @@ func TestIndexFilter(t *testing.T) {
 func TestIndexFilterAgreesWithCatalog(t *testing.T) {
 	t.Parallel()
 	cat := indexCatalog(t)
-	x := binpack.NewIndex(cat, baseDims(t))
+	x := binpack.NewIndex(binpack.NewTables(cat, baseDims(t)))
 	for _, tt := range filterCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			ref := []string{}
@@ -284,7 +283,7 @@ func TestIndexTables(t *testing.T) {
 	d, err := binpack.NewDims(binpack.ResourceNames(cat)...)
 	require.NoError(t, err)
 	require.Equal(t, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, gpu}, dimNames(d))
-	x := binpack.NewIndex(cat, d)
+	x := binpack.NewIndex(binpack.NewTables(cat, d))
 
 	if x.Len() != 5 {
 		t.Errorf("Len = %d, want 5", x.Len())
@@ -639,7 +638,7 @@ func TestIndexHasReservation(t *testing.T) {
 		Offering("z1", onDemand, 0.1).Obj()
 	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{it})
 	require.NoError(t, err)
-	u := binpack.NewIndex(cat, baseDims(t))
+	u := binpack.NewIndex(binpack.NewTables(cat, baseDims(t)))
 	if u.HasReservation(0, "cr-7") {
 		t.Errorf("HasReservation of an unavailable reserved offering = true")
 	}
@@ -675,8 +674,8 @@ func answerSets(t *testing.T) []requirements.Requirements {
 	return out
 }
 
-// wantAnswers answers every set on an Index of a catalog of its own, so no
-// memo is shared with the Index under test.
+// wantAnswers answers every set on an Index of tables of its own, so that
+// nothing is shared with the Index under test.
 func wantAnswers(t *testing.T, sets []requirements.Requirements) []answers {
 	x := newIndex(t)
 	out := make([]answers, len(sets))
@@ -686,20 +685,19 @@ func wantAnswers(t *testing.T, sets []requirements.Requirements) []answers {
 	return out
 }
 
-// TestIndexSharedTables checks that Indexes of one catalog and dims share
-// their tables, that each still answers correctly once the other filled the
-// shared memos (and wrote into the sets it got back), and that other dims
-// get tables of their own.
-func TestIndexSharedTables(t *testing.T) {
+// TestIndexesShareTables checks that Indexes of one Tables read the same
+// tables, that each answers correctly after the other answered and its
+// caller wrote into the fresh sets it got back, that an Index memoises for
+// itself only, and that other dims take tables of their own.
+func TestIndexesShareTables(t *testing.T) {
 	t.Parallel()
 	sets := answerSets(t)
 	want := wantAnswers(t, sets)
-	cat := indexCatalog(t)
+	tables := binpack.NewTables(indexCatalog(t), baseDims(t))
 
-	first := binpack.NewIndex(cat, baseDims(t))
-	second := binpack.NewIndex(cat, baseDims(t))
+	first, second := binpack.NewIndex(tables), binpack.NewIndex(tables)
 	if &first.Zones()[0] != &second.Zones()[0] {
-		t.Errorf("two Indexes of one catalog and dims do not share their tables")
+		t.Errorf("two Indexes of one Tables do not share them")
 	}
 	for i, rs := range sets {
 		if diff := gocmp.Diff(want[i], answer(first, rs)); diff != "" {
@@ -710,18 +708,13 @@ func TestIndexSharedTables(t *testing.T) {
 	}
 	for i := len(sets) - 1; i >= 0; i-- {
 		if diff := gocmp.Diff(want[i], answer(second, sets[i])); diff != "" {
-			t.Errorf("second Index after the first filled the memos, %v (-want +got):\n%s", sets[i], diff)
+			t.Errorf("second Index after the first answered, %v (-want +got):\n%s", sets[i], diff)
 		}
-	}
-	// A copy of the catalog shares them too.
-	cp := cat
-	if &binpack.NewIndex(cp, baseDims(t)).Zones()[0] != &first.Zones()[0] {
-		t.Errorf("an Index of a copy of the catalog does not share its tables")
 	}
 
 	gpuDims, err := binpack.NewDims(gpu)
 	require.NoError(t, err)
-	withGPU := binpack.NewIndex(cat, gpuDims)
+	withGPU := binpack.NewIndex(binpack.NewTables(indexCatalog(t), gpuDims))
 	if diff := gocmp.Diff(binpack.Vec{8000, 32 << 30, 50, 1}, withGPU.Allocatable(rLarge)); diff != "" {
 		t.Errorf("Index with a GPU dimension: Allocatable(r.large) (-want +got):\n%s", diff)
 	}
@@ -735,40 +728,47 @@ func TestIndexSharedTables(t *testing.T) {
 	}
 }
 
-// TestIndexSharedMemoFull checks that Indexes still answer correctly once
-// the memos shared across a catalog's Indexes are full.
-func TestIndexSharedMemoFull(t *testing.T) {
+// TestTablesPreparedOrders checks that the price orders NewTables prepares
+// (every zone or one, with any set of capacity types) are those an Index
+// computes for a filter that allows the same offerings under another
+// signature (a reservation requirement every offering meets).
+func TestTablesPreparedOrders(t *testing.T) {
 	t.Parallel()
-	sets := answerSets(t)
-	want := wantAnswers(t, sets)
-	cat := indexCatalog(t)
-	filler := binpack.NewIndex(cat, baseDims(t))
-	// Far more distinct label requirements than the shared memo holds.
-	for i := range 10_000 {
-		filler.Filter(reqs(requirements.NotIn(family, fmt.Sprint("v", i))))
-	}
-	x := binpack.NewIndex(cat, baseDims(t))
-	for round := range 2 {
-		for i, rs := range sets {
-			if diff := gocmp.Diff(want[i], answer(x, rs)); diff != "" {
-				t.Errorf("round %d, %v (-want +got):\n%s", round, rs, diff)
+	x := newIndex(t)
+	for _, tt := range []struct {
+		name     string
+		prepared requirements.Requirements
+	}{
+		{"every offering", reqs()},
+		{"spot", reqs(requirements.In(capType, spot))},
+		{"on-demand or reserved", reqs(requirements.In(capType, onDemand, reserved))},
+		{"z1", reqs(requirements.In(zone, "z1"))},
+		{"z3 on-demand", reqs(requirements.In(zone, "z3"), requirements.In(capType, onDemand))},
+		{"z1 or z2, not prepared", reqs(requirements.In(zone, "z1", "z2"))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pf := binpack.NewOfferFilter(x, tt.prepared)
+			cf := binpack.NewOfferFilter(x, tt.prepared.Add(requirements.NotIn(resID, "none")))
+			if pf.Signature() == cf.Signature() {
+				t.Fatalf("both filters have signature %q: the case compares nothing", pf.Signature())
 			}
-		}
-	}
-	if diff := gocmp.Diff([]string{"m.large", "r.large", "c.large"}, names(x, x.Filter(reqs(requirements.NotIn(family, "t", "v1"))))); diff != "" {
-		t.Errorf("new requirement past the cap (-want +got):\n%s", diff)
+			want := answers{Order: orderNames(x, x.PriceOrder(cf)), Prices: slices.Clone(x.Prices(cf))}
+			got := answers{Order: orderNames(x, x.PriceOrder(pf)), Prices: slices.Clone(x.Prices(pf))}
+			if diff := gocmp.Diff(want, got); diff != "" {
+				t.Errorf("prepared order (-computed +prepared):\n%s", diff)
+			}
+		})
 	}
 }
 
-// TestIndexConcurrent uses two Indexes of one catalog from two goroutines at
-// once, in opposite orders, and checks that they agree with a sequential run
-// on a catalog of their own. Run it with -race.
+// TestIndexConcurrent uses Indexes of one Tables from several goroutines at
+// once, in opposite orders, and checks that they agree with a sequential
+// run on tables of their own. Run it with -race: the tables are read-only.
 func TestIndexConcurrent(t *testing.T) {
 	t.Parallel()
 	sets := answerSets(t)
 	want := wantAnswers(t, sets)
-	cat := indexCatalog(t)
-	d := baseDims(t)
+	tables := binpack.NewTables(indexCatalog(t), baseDims(t))
 
 	const workers, rounds = 4, 3
 	got := make([][]answers, workers) // per goroutine, in sets order
@@ -777,7 +777,7 @@ func TestIndexConcurrent(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			<-start
-			x := binpack.NewIndex(cat, d) // built concurrently too
+			x := binpack.NewIndex(tables)
 			out := make([]answers, len(sets))
 			for range rounds {
 				for k := range sets {

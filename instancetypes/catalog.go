@@ -3,7 +3,6 @@ package instancetypes
 import (
 	"maps"
 	"slices"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -23,9 +22,6 @@ type Catalog struct {
 	byName    map[string]int
 	labelKeys []string
 	schema    requirements.Schema
-	// derived holds what other packages derive from the catalog (see
-	// Derived); shared by every copy of the value.
-	derived *sync.Map
 }
 
 // CatalogOption configures NewCatalog.
@@ -140,7 +136,7 @@ func buildCatalog(types []InstanceType, cfg catalogConfig) (Catalog, error) {
 	if ferr != nil {
 		return Catalog{}, field.ErrorList{ferr}.ToAggregate()
 	}
-	c := Catalog{region: cfg.region, source: cfg.source, provider: cfg.provider, byName: make(map[string]int, len(types)), derived: &sync.Map{}}
+	c := Catalog{region: cfg.region, source: cfg.source, provider: cfg.provider, byName: make(map[string]int, len(types))}
 	keys := map[string]struct{}{}
 	for i := range types {
 		for k := range types[i].Labels {
@@ -176,23 +172,6 @@ func defaultPods(it *InstanceType) {
 		it.Capacity = corev1.ResourceList{}
 	}
 	it.Capacity[corev1.ResourcePods] = *resource.NewQuantity(DefaultPods, resource.DecimalSI)
-}
-
-// Derived returns the value build makes for key, building it once per
-// catalog: copies of a Catalog share it, so a package that derives
-// read-only data from a catalog (the solver's index of it) pays for it once
-// however many solves use the catalog. Concurrent callers may both build;
-// one value wins and is returned to both. The value must be treated as
-// immutable. A zero Catalog builds every time.
-func (c Catalog) Derived(key any, build func() any) any {
-	if c.derived == nil {
-		return build()
-	}
-	if v, ok := c.derived.Load(key); ok {
-		return v
-	}
-	v, _ := c.derived.LoadOrStore(key, build())
-	return v
 }
 
 // Region returns the catalog's region ("" when unknown).

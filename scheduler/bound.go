@@ -56,26 +56,51 @@ type boundPair struct {
 // boundEvaluations bounds the work of the search for w.
 const boundEvaluations = 120
 
+// lowerBound is the largest of the three bounds on the price of the pods
+// this plan puts on new NodeClaims (0 when it puts none).
 func (s *solver) lowerBound() float64 {
+	classes, counts := s.boundClasses()
+	if len(classes) == 0 {
+		return 0
+	}
+	b := boundSearch{dims: s.dims.Len(), active: make([]bool, s.dims.Len())}
+	best := s.boundGroups(&b, classes, counts)
+	return max(best, b.maximise())
+}
+
+// boundClasses returns the classes of the pods on new NodeClaims, by id,
+// and how many of each.
+func (s *solver) boundClasses() ([]*class, map[*class]int) {
 	counts := map[*class]int{}
 	for _, pp := range s.pending {
 		if pp.claim != nil && !pp.claim.dropped {
 			counts[pp.cls]++
 		}
 	}
-	if len(counts) == 0 {
-		return 0
-	}
-	var classes []*class
+	classes := make([]*class, 0, len(counts))
 	for c := range counts {
 		classes = append(classes, c)
 	}
 	slices.SortFunc(classes, func(a, b *class) int { return a.id - b.id })
-	dims := s.dims.Len()
-	active := make([]bool, dims)
+	return classes, counts
+}
+
+// boundSearch is the search for the weight vector w that maximises LB(w):
+// the groups of demand (in the order they were formed) and the dimensions
+// some pod asks for.
+type boundSearch struct {
+	dims   int
+	groups []*boundGroup
+	active []bool
+}
+
+// boundGroups adds the classes' demand to b, grouped by the (price,
+// capacity) pairs each class may use, and returns the best of the other two
+// bounds: the cheapest node the most demanding pod needs, and the nodes
+// isolated pods need one each.
+func (s *solver) boundGroups(b *boundSearch, classes []*class, counts map[*class]int) float64 {
 	frontiers := map[string][]boundPair{}
 	groups := map[string]*boundGroup{}
-	var order []string
 	best := 0.0
 	for _, c := range classes {
 		sets := s.boundSets(c)
@@ -87,16 +112,7 @@ func (s *solver) lowerBound() float64 {
 		}
 		// Keep the pairs that fit the class; dominance survives the filter
 		// (a dominating pair is larger, so it fits whenever the other does).
-		mask := make([]byte, len(frontier))
-		fits := 0
-		cheapest := math.Inf(1)
-		for i := range frontier {
-			if c.requests.Fits(*frontier[i].usable) {
-				mask[i] = 1
-				fits++
-				cheapest = min(cheapest, frontier[i].price)
-			}
-		}
+		mask, fits, cheapest := fitMask(c, frontier)
 		if fits == 0 {
 			continue
 		}
@@ -110,89 +126,121 @@ func (s *solver) lowerBound() float64 {
 				}
 			}
 			groups[gk] = g
-			order = append(order, gk)
+			b.groups = append(b.groups, g)
 		}
 		n := float64(counts[c])
-		for d := 0; d < dims; d++ {
+		for d := 0; d < b.dims; d++ {
 			if c.requests[d] > 0 {
 				g.demand[d] += n * float64(c.requests[d])
-				active[d] = true
+				b.active[d] = true
 			}
 		}
-		// The node one pod of the class needs, and the nodes each isolated
-		// pod needs.
 		best = max(best, cheapest)
 		if c.isolated {
 			best = max(best, n*cheapest)
 		}
 	}
-	eval := func(w []float64) float64 {
-		total := 0.0
-		for _, k := range order {
-			g := groups[k]
-			wr := 0.0
-			for d := 0; d < dims; d++ {
-				wr += w[d] * g.demand[d]
-			}
-			if wr <= 0 {
-				continue
-			}
-			alpha := math.Inf(1)
-			for _, pr := range g.pairs {
-				if wu := dot(w, pr.usable, dims); wu > 0 {
-					alpha = min(alpha, pr.price/wu)
-				}
-			}
-			if !math.IsInf(alpha, 1) {
-				total += wr * alpha
+	return best
+}
+
+// fitMask marks the pairs of frontier whose capacity holds one pod of c,
+// and returns how many do and the cheapest of them.
+func fitMask(c *class, frontier []boundPair) (mask []byte, fits int, cheapest float64) {
+	mask = make([]byte, len(frontier))
+	cheapest = math.Inf(1)
+	for i := range frontier {
+		if c.requests.Fits(*frontier[i].usable) {
+			mask[i] = 1
+			fits++
+			cheapest = min(cheapest, frontier[i].price)
+		}
+	}
+	return mask, fits, cheapest
+}
+
+// eval is LB(w).
+func (b *boundSearch) eval(w []float64) float64 {
+	total := 0.0
+	for _, g := range b.groups {
+		wr := 0.0
+		for d := 0; d < b.dims; d++ {
+			wr += w[d] * g.demand[d]
+		}
+		if wr <= 0 {
+			continue
+		}
+		alpha := math.Inf(1)
+		for _, pr := range g.pairs {
+			if wu := dot(w, pr.usable, b.dims); wu > 0 {
+				alpha = min(alpha, pr.price/wu)
 			}
 		}
-		return total
+		if !math.IsInf(alpha, 1) {
+			total += wr * alpha
+		}
 	}
+	return total
+}
+
+// maximise searches w by coordinate ascent from each active unit vector,
+// within boundEvaluations evaluations, and returns the best LB(w) found.
+func (b *boundSearch) maximise() float64 {
 	budget := boundEvaluations
-	// Scale so that every active dimension contributes comparably.
-	scale := make([]float64, dims)
-	for d := 0; d < dims; d++ {
+	scale := b.scale()
+	best := 0.0
+	for d := 0; d < b.dims && budget > 0; d++ {
+		if !b.active[d] {
+			continue
+		}
+		w := make([]float64, b.dims)
+		w[d] = scale[d]
+		v := b.eval(w)
+		budget--
+		best = max(best, b.ascend(w, v, scale, &budget))
+	}
+	return best
+}
+
+// scale weighs each dimension by the inverse of its total demand, so that
+// every active dimension contributes comparably.
+func (b *boundSearch) scale() []float64 {
+	scale := make([]float64, b.dims)
+	for d := 0; d < b.dims; d++ {
 		sum := 0.0
-		for _, g := range groups {
+		for _, g := range b.groups {
 			sum += g.demand[d]
 		}
 		if sum > 0 {
 			scale[d] = 1 / sum
 		}
 	}
-	for d := 0; d < dims && budget > 0; d++ {
-		if !active[d] {
-			continue
-		}
-		w := make([]float64, dims)
-		w[d] = scale[d]
-		v := eval(w)
-		budget--
-		// Coordinate ascent: try raising each other dimension.
-		for improved := true; improved && budget > 0; {
-			improved = false
-			for e := 0; e < dims && budget > 0; e++ {
-				if !active[e] {
-					continue
+	return scale
+}
+
+// ascend raises each other dimension of w while that raises LB(w) (v is
+// LB(w)), spending budget, and returns the best value reached.
+func (b *boundSearch) ascend(w []float64, v float64, scale []float64, budget *int) float64 {
+	for improved := true; improved && *budget > 0; {
+		improved = false
+		for e := 0; e < b.dims && *budget > 0; e++ {
+			if !b.active[e] {
+				continue
+			}
+			for _, f := range []float64{0.25, 1, 4} {
+				if *budget <= 0 {
+					break
 				}
-				for _, f := range []float64{0.25, 1, 4} {
-					if budget <= 0 {
-						break
-					}
-					trial := slices.Clone(w)
-					trial[e] += f * scale[e] * sumOf(w, scale, dims)
-					tv := eval(trial)
-					budget--
-					if tv > v*(1+1e-9) {
-						w, v, improved = trial, tv, true
-					}
+				trial := slices.Clone(w)
+				trial[e] += f * scale[e] * sumOf(w, scale, b.dims)
+				tv := b.eval(trial)
+				*budget--
+				if tv > v*(1+1e-9) {
+					w, v, improved = trial, tv, true
 				}
 			}
 		}
-		best = max(best, v)
 	}
-	return best
+	return v
 }
 
 func sumOf(w, scale []float64, dims int) float64 {

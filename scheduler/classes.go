@@ -246,59 +246,18 @@ func (s *solver) deriveClass(c *class) {
 	}
 }
 
-// podRequirements derives the class's requirement alternatives and kept
-// preferred node-affinity terms.
+// podRequirements derives the class's requirement alternatives: its
+// nodeSelector ∩ each required node-affinity term that can match a node
+// (strict), each ∩ each topology alternative of its volumes.
 func (s *solver) podRequirements(c *class) error {
 	p := c.sample
 	spec := field.NewPath("spec")
-	for k := range p.Spec.NodeSelector {
-		if s.schema.IsRestricted(k) && s.schema.Normalize(k) != requirements.LabelHostname {
-			return fmt.Errorf("%s: label %q is restricted", spec.Child("nodeSelector").Key(k), k)
-		}
+	if err := s.checkNodeSelector(spec.Child("nodeSelector"), p.Spec.NodeSelector); err != nil {
+		return err
 	}
-	if errs := s.schema.ValidateLabels(spec.Child("nodeSelector"), p.Spec.NodeSelector); len(errs) > 0 {
-		return errs.ToAggregate()
-	}
-	base := s.schema.FromLabels(p.Spec.NodeSelector)
-	var strict []requirements.Requirements
-	var terms []corev1.NodeSelectorTerm
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		terms = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-		if len(terms) == 0 {
-			return fmt.Errorf("%s: required node affinity has no terms", spec.Child("affinity", "nodeAffinity"))
-		}
-	}
-	if len(terms) == 0 {
-		strict = []requirements.Requirements{base}
-	}
-	termsPath := spec.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
-	var termErr error
-	for i, t := range terms {
-		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
-			continue // an empty term matches no node
-		}
-		tr, err := s.schema.FromNodeSelectorTerm(termsPath.Index(i), t)
-		if err != nil {
-			termErr = err
-			continue
-		}
-		restricted := ""
-		for _, k := range tr.Keys() {
-			if s.schema.IsRestricted(k) && k != requirements.LabelHostname {
-				restricted = k
-			}
-		}
-		if restricted != "" {
-			termErr = fmt.Errorf("%s: label %q is restricted", termsPath.Index(i), restricted)
-			continue
-		}
-		strict = append(strict, base.Intersect(tr))
-	}
-	if len(strict) == 0 {
-		if termErr != nil {
-			return termErr
-		}
-		return fmt.Errorf("%s: no term can match a node", termsPath)
+	strict, err := s.requiredTerms(spec, p, s.schema.FromLabels(p.Spec.NodeSelector))
+	if err != nil {
+		return err
 	}
 	c.strict = strict
 	vols, err := s.vols.For(p)
@@ -324,6 +283,72 @@ func (s *solver) podRequirements(c *class) error {
 	return nil
 }
 
+// checkNodeSelector refuses a nodeSelector on a restricted label (but the
+// hostname) or with an invalid label.
+func (s *solver) checkNodeSelector(path *field.Path, selector map[string]string) error {
+	for k := range selector {
+		if s.schema.IsRestricted(k) && s.schema.Normalize(k) != requirements.LabelHostname {
+			return fmt.Errorf("%s: label %q is restricted", path.Key(k), k)
+		}
+	}
+	if errs := s.schema.ValidateLabels(path, selector); len(errs) > 0 {
+		return errs.ToAggregate()
+	}
+	return nil
+}
+
+// requiredTerms returns base ∩ each required node-affinity term of pod p
+// that can match a node (base alone without required node affinity). An
+// empty term matches no node; a term that does not parse or names a
+// restricted label is an error when no term is left.
+func (s *solver) requiredTerms(spec *field.Path, p *corev1.Pod, base requirements.Requirements) ([]requirements.Requirements, error) {
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return []requirements.Requirements{base}, nil
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("%s: required node affinity has no terms", spec.Child("affinity", "nodeAffinity"))
+	}
+	termsPath := spec.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	var strict []requirements.Requirements
+	var termErr error
+	for i, t := range terms {
+		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			continue // an empty term matches no node
+		}
+		tr, err := s.schema.FromNodeSelectorTerm(termsPath.Index(i), t)
+		if err != nil {
+			termErr = err
+			continue
+		}
+		if k := s.restrictedKey(tr); k != "" {
+			termErr = fmt.Errorf("%s: label %q is restricted", termsPath.Index(i), k)
+			continue
+		}
+		strict = append(strict, base.Intersect(tr))
+	}
+	if len(strict) == 0 {
+		if termErr != nil {
+			return nil, termErr
+		}
+		return nil, fmt.Errorf("%s: no term can match a node", termsPath)
+	}
+	return strict, nil
+}
+
+// restrictedKey returns the last restricted label key of reqs but the
+// hostname ("" when none).
+func (s *solver) restrictedKey(reqs requirements.Requirements) string {
+	restricted := ""
+	for _, k := range reqs.Keys() {
+		if s.schema.IsRestricted(k) && k != requirements.LabelHostname {
+			restricted = k
+		}
+	}
+	return restricted
+}
+
 func joinReqs(rs []requirements.Requirements) string {
 	var out []string
 	for _, r := range rs {
@@ -344,41 +369,63 @@ func joinReqs(rs []requirements.Requirements) string {
 // remaining preferred node-affinity term is enforced, each kind drops its
 // heaviest term first, and ScheduleAnyway constraints go in listing order.
 func (s *solver) derivePreferences(c *class) {
-	p := c.sample
 	karp := s.cfg.karpenterRelaxation
 	c.singlePref = karp
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
-		prefs := slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-		slices.SortStableFunc(prefs, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
-		var kept requirements.Requirements
-		for i, pt := range prefs {
-			if pt.Weight <= 0 {
-				continue
-			}
-			tr, err := s.schema.FromNodeSelectorTerm(field.NewPath("preferred").Index(i), pt.Preference)
-			if err != nil || tr.Len() == 0 {
-				continue
-			}
-			candidate := kept.Intersect(tr)
-			// Karpenter tries each term alone, and an impossible one is a
-			// relaxation step like any other (it relaxes the kinds before
-			// it first); nodeplan drops what cannot hold before placing.
-			if !karp && !s.feasible(c, candidate) {
-				c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
-				continue
-			}
-			kept = candidate
-			c.prefs = append(c.prefs, prefTerm{weight: pt.Weight, reqs: tr, desc: fmt.Sprintf("preferred node affinity (weight %d): %s", pt.Weight, tr)})
+	s.keepPreferredNodeTerms(c, karp)
+	s.assignSteps(c, s.preferenceCandidates(c, karp))
+	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
+		c.ignoreTaintPref = true
+	}
+}
+
+// keepPreferredNodeTerms sets the class's preferred node-affinity terms,
+// heaviest first. In nodeplan's order a term that no NodePool and instance
+// type can satisfy with the heavier ones kept is dropped before placing
+// (recorded in staticRelaxed); Karpenter tries each term alone, and an
+// impossible one is a relaxation step like any other.
+func (s *solver) keepPreferredNodeTerms(c *class, karp bool) {
+	a := c.sample.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return
+	}
+	prefs := slices.Clone(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	slices.SortStableFunc(prefs, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
+	var kept requirements.Requirements
+	for i, pt := range prefs {
+		if pt.Weight <= 0 {
+			continue
 		}
+		tr, err := s.schema.FromNodeSelectorTerm(field.NewPath("preferred").Index(i), pt.Preference)
+		if err != nil || tr.Len() == 0 {
+			continue
+		}
+		candidate := kept.Intersect(tr)
+		if !karp && !s.feasible(c, candidate) {
+			c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
+			continue
+		}
+		kept = candidate
+		c.prefs = append(c.prefs, prefTerm{weight: pt.Weight, reqs: tr, desc: fmt.Sprintf("preferred node affinity (weight %d): %s", pt.Weight, tr)})
 	}
-	type cand struct {
-		st     step
-		weight int32
-		term   int // topology term index, -1
-		pref   int // preferred node term index, -1
-		taint  bool
-	}
-	var cands []cand
+}
+
+// prefCand is a preference that may become a relaxation step: a topology
+// term, a kept preferred node term, or the PreferNoSchedule taints.
+type prefCand struct {
+	st    step
+	term  int // topology term index, -1
+	pref  int // preferred node term index, -1
+	taint bool
+}
+
+// preferenceCandidates lists the class's preferences in relaxation order:
+// preferred pod affinity and anti-affinity terms (lightest first, in
+// Karpenter's order heaviest first), preferred node terms (lightest first,
+// in Karpenter's order heaviest first), ScheduleAnyway spread constraints
+// (last listed first, in Karpenter's order in listing order), then
+// PreferNoSchedule taints when some NodePool or node has one.
+func (s *solver) preferenceCandidates(c *class, karp bool) []prefCand {
+	var cands []prefCand
 	terms := c.topo.Terms
 	for _, kind := range []topology.Kind{topology.Affinity, topology.AntiAffinity} {
 		pk := PreferPodAffinity
@@ -398,7 +445,7 @@ func (s *solver) derivePreferences(c *class) {
 			return cmp.Compare(terms[a].Weight, terms[b].Weight)
 		})
 		for _, i := range idx {
-			cands = append(cands, cand{st: step{kind: pk, desc: fmt.Sprintf("preferred %s (weight %d)", terms[i].Describe(), terms[i].Weight)}, term: i, pref: -1})
+			cands = append(cands, prefCand{st: step{kind: pk, desc: fmt.Sprintf("preferred %s (weight %d)", terms[i].Describe(), terms[i].Weight)}, term: i, pref: -1})
 		}
 	}
 	for k := range c.prefs {
@@ -406,7 +453,7 @@ func (s *solver) derivePreferences(c *class) {
 		if karp {
 			i = k // heaviest first
 		}
-		cands = append(cands, cand{st: step{kind: PreferNodeAffinity, desc: c.prefs[i].desc}, term: -1, pref: i})
+		cands = append(cands, prefCand{st: step{kind: PreferNodeAffinity, desc: c.prefs[i].desc}, term: -1, pref: i})
 	}
 	for k := range terms {
 		i := len(terms) - 1 - k
@@ -414,12 +461,20 @@ func (s *solver) derivePreferences(c *class) {
 			i = k // listing order
 		}
 		if terms[i].Kind == topology.Spread && !terms[i].Required {
-			cands = append(cands, cand{st: step{kind: PreferTopologySpread, desc: "ScheduleAnyway " + terms[i].Describe()}, term: i, pref: -1})
+			cands = append(cands, prefCand{st: step{kind: PreferTopologySpread, desc: "ScheduleAnyway " + terms[i].Describe()}, term: i, pref: -1})
 		}
 	}
 	if s.anyPreferNoSchedule {
-		cands = append(cands, cand{st: step{kind: PreferTaints, desc: "avoid PreferNoSchedule taints"}, term: -1, pref: -1, taint: true})
+		cands = append(cands, prefCand{st: step{kind: PreferTaints, desc: "avoid PreferNoSchedule taints"}, term: -1, pref: -1, taint: true})
 	}
+	return cands
+}
+
+// assignSteps makes the candidates the class's steps under their kinds'
+// policies: WhileFree first, then Respect and Honor; Ignore kinds get no
+// step (ignoredStep). Required topology terms keep -1.
+func (s *solver) assignSteps(c *class, cands []prefCand) {
+	terms := c.topo.Terms
 	c.termStep = make([]int, len(terms))
 	for i := range c.termStep {
 		c.termStep[i] = -1
@@ -429,7 +484,6 @@ func (s *solver) derivePreferences(c *class) {
 		c.prefStep[i] = ignoredStep
 	}
 	c.taintStp = -1
-	// WhileFree first, then Respect and Honor; Ignore kinds get no step.
 	for _, want := range []PreferencePolicy{PreferenceWhileFree, PreferenceRespect} {
 		for _, cd := range cands {
 			pol := s.cfg.policyFor(cd.st.kind)
@@ -456,9 +510,6 @@ func (s *solver) derivePreferences(c *class) {
 		if !t.Required && c.termStep[i] < 0 {
 			c.termStep[i] = ignoredStep
 		}
-	}
-	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
-		c.ignoreTaintPref = true
 	}
 }
 

@@ -9,6 +9,12 @@
 // Solve is a pure function of its arguments: no clients, no clock, no
 // logging, no global state. The same input gives the same Result.
 //
+// What Solve derives from the catalog alone (its index of instance types)
+// is a PreparedCatalog. Solve prepares one per call and keeps nothing; a
+// caller that solves many times on one catalog calls Prepare once and
+// passes the result to every Solve with WithPrepared. A PreparedCatalog is
+// immutable, so concurrent Solves may share it.
+//
 // Flow: scheduler uses requirements, instancetypes, nodepool, topology and
 // binpack; cmd/, scheduler/verify, scheduler/plantest, scheduler/manifest
 // and examples import it.

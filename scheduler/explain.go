@@ -120,143 +120,160 @@ func (s *solver) explain(pp *pending) *failure {
 	return f
 }
 
+// explainPool says why pool p refuses class c at relaxation level: the
+// first check that refuses it (instance types, taints), else, per
+// requirement alternative of the pod, the first that refuses the
+// alternative (requirements, instance types, resources, limits, host
+// ports, reservations, topology, minValues); the last alternative's
+// refusal, or the first incompatibility when every alternative is
+// incompatible.
 func (s *solver) explainPool(c *class, p *pool, level int) Cause {
-	name := p.tmpl.Name
-	cause := func(code ReasonCode, key, asked, offered, format string, args ...any) Cause {
-		return Cause{Code: code, NodePool: name, Key: key, Asked: asked, Offered: offered,
-			Message: fmt.Sprintf("NodePool %s: ", name) + fmt.Sprintf(format, args...)}
+	if cause, refused := s.explainPoolWide(c, p, level); refused {
+		return cause
 	}
+	var firstIncompat error
+	var last Cause
+	for alt := range c.alts {
+		cause, incompat := s.explainAlt(c, p, alt, level)
+		if incompat != nil && firstIncompat == nil {
+			firstIncompat = incompat
+		}
+		if cause.Message != "" {
+			last = cause
+		}
+	}
+	if last.Message != "" {
+		return last
+	}
+	return s.explainIncompatible(p, firstIncompat)
+}
+
+// poolCause is a NodePool's refusal: a code, the numbers behind it, and a
+// message that names the NodePool.
+func poolCause(p *pool, code ReasonCode, key, asked, offered, format string, args ...any) Cause {
+	name := p.tmpl.Name
+	return Cause{Code: code, NodePool: name, Key: key, Asked: asked, Offered: offered,
+		Message: fmt.Sprintf("NodePool %s: ", name) + fmt.Sprintf(format, args...)}
+}
+
+// explainPoolWide returns the refusal of a pool that refuses the class
+// whatever its requirements: no instance type at all, or a taint it does
+// not tolerate.
+func (s *solver) explainPoolWide(c *class, p *pool, level int) (Cause, bool) {
 	if p.noTypes != "" {
 		code := ReasonNoInstanceType
 		if p.noTypesDS {
 			code = ReasonDaemonSetOverhead
 		}
-		return cause(code, "", "", "", "%s", p.noTypes)
+		return poolCause(p, code, "", "", "", "%s", p.noTypes), true
 	}
 	if t, bad := requirements.UntoleratedTaint(p.tmpl.Taints, c.tolerations); bad {
-		return cause(ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t))
+		return poolCause(p, ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t)), true
 	}
 	if p.preferNo && !c.toleratesPreferNoSchedule(level) {
 		if t, bad := requirements.UntoleratedPreference(p.tmpl.Taints, c.tolerations); bad {
-			return cause(ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t))
+			return poolCause(p, ReasonTaint, t.Key, "", taintString(t), "the pod does not tolerate taint %s", taintString(t)), true
 		}
 	}
-	var firstIncompat error
-	var last Cause
-	for alt := range c.alts {
-		if key, empty := c.alts[alt].Empty(); empty {
-			last = cause(ReasonIncompatible, key, clashOn(c.sample, key), "", "the pod's own requirements leave no value for %s: %s", key, clashOn(c.sample, key))
-			continue
-		}
-		a, ok := s.newAttempt(c, alt, level, true)
-		if !ok {
-			continue
-		}
-		podReqs := s.reqs.info(a.reqID).reqs
-		if err := p.reqs.Compatible(podReqs, s.schema); err != nil {
-			if firstIncompat == nil {
-				firstIncompat = err
-			}
-			continue
-		}
-		id := s.reqs.compat(p.reqID, a.reqID)
-		if id < 0 {
-			last = cause(ReasonIncompatible, "", podReqs.String(), p.reqs.String(), "the pod's requirements (%s) and the NodePool's leave no value for some key", podReqs)
-			continue
-		}
-		info := s.reqs.info(id)
-		types := info.typeSet(s)
-		if types.IsEmpty() {
-			last = s.explainNoTypes(name, p, podReqs)
-			continue
-		}
-		// Resources against the largest types.
-		if !c.requests.Fits(info.maxUsable) {
-			d := c.requests.FirstShort(info.maxUsable)
-			dn := s.dims.Name(d)
-			last = cause(ReasonInsufficient, string(dn), s.dims.Format(d, c.requests[d]), s.dims.Format(d, info.maxUsable[d]),
-				"no instance type has %s %s (largest allocatable: %s)%s", s.dims.Format(d, c.requests[d]), dn, s.dims.Format(d, info.maxUsable[d]), mHint(dn, c.requests[d]))
-			continue
-		}
-		fitsRes := false
-		fitsLimits := false
-		types.Each(func(t int) bool {
-			if !c.requests.Fits(p.usable[t]) {
-				return true
-			}
-			fitsRes = true
-			capT := s.idx.Capacity(t)
-			var zero binpack.Vec
-			if p.withinLimits(&capT, &zero) {
-				fitsLimits = true
-				return false
-			}
-			return true
-		})
-		if !fitsRes {
-			last = cause(ReasonInsufficient, "", s.idx.Describe(c.requests), "", "no instance type has %s together (with DaemonSet overhead)", s.idx.Describe(c.requests))
-			continue
-		}
-		if p.nodesLeft == 0 {
-			last = cause(ReasonLimits, string(nodepoolNodes), "", "0", "node limit of the NodePool is exhausted")
-			continue
-		}
-		if !fitsLimits {
-			last = cause(ReasonLimits, "", "", s.remainingString(p), "every instance type that fits exceeds the NodePool's remaining limits (%s)", s.remainingString(p))
-			continue
-		}
-		if len(c.ports) > 0 {
-			clashAll := true
-			types.Each(func(t int) bool {
-				if !s.dsPortClash(p, t, c.ports) {
-					clashAll = false
-					return false
-				}
-				return true
-			})
-			if clashAll {
-				last = cause(ReasonHostPort, "", "", "", "a DaemonSet already takes the pod's host port on every instance type")
-				continue
-			}
-		}
-		if s.hasReservations && !s.offeredBeyondReservations(p, info, c.requests) {
-			last = cause(ReasonReservation, instancetypes.LabelReservationID, "", "",
-				"every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan")
-			continue
-		}
-		if c.topo.Relevant() {
-			host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info}
-			if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
-				last = cause(topologyCode(v), v.Key, "", "", "%s", v.Message())
-				continue
-			}
-		}
-		var zero binpack.Vec
-		if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {
-			msg, _ := s.minValuesShort(p, info.reqs, types)
-			last = cause(ReasonMinValues, "", "", "", "%s", msg)
-			continue
-		}
-		last = cause(ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach")
+	return Cause{}, false
+}
+
+// explainAlt explains why pool p refuses requirement alternative alt of
+// class c: a cause, or the incompatibility of the alternative with the
+// pool's requirements (both empty when the alternative has no attempt at
+// this level).
+func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
+	if key, empty := c.alts[alt].Empty(); empty {
+		return poolCause(p, ReasonIncompatible, key, clashOn(c.sample, key), "", "the pod's own requirements leave no value for %s: %s", key, clashOn(c.sample, key)), nil
 	}
-	if last.Message != "" {
-		return last
+	a, ok := s.newAttempt(c, alt, level, true)
+	if !ok {
+		return Cause{}, nil
 	}
-	if firstIncompat != nil {
-		var ie *requirements.IncompatibleError
-		if errors.As(firstIncompat, &ie) {
-			if ie.Undefined {
-				c := cause(ReasonUndefinedLabel, ie.Key, ie.Incoming.String(), "", "label %s is not declared by the NodePool (%s)", ie.Key, ie.Incoming)
-				if ie.Hint != "" {
-					c.Message += fmt.Sprintf(" (typo of %q?)", ie.Hint)
-				}
-				return c
-			}
-			return cause(ReasonIncompatible, ie.Key, ie.Incoming.String(), ie.Target.String(), "%s not in %s", ie.Incoming, ie.Target)
+	podReqs := s.reqs.info(a.reqID).reqs
+	if err := p.reqs.Compatible(podReqs, s.schema); err != nil {
+		return Cause{}, err
+	}
+	id := s.reqs.compat(p.reqID, a.reqID)
+	if id < 0 {
+		return poolCause(p, ReasonIncompatible, "", podReqs.String(), p.reqs.String(), "the pod's requirements (%s) and the NodePool's leave no value for some key", podReqs), nil
+	}
+	info := s.reqs.info(id)
+	if info.typeSet(s).IsEmpty() {
+		return s.explainNoTypes(p.tmpl.Name, p, podReqs), nil
+	}
+	if cause, refused := s.explainTypes(c, p, id); refused {
+		return cause, nil
+	}
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info}
+		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
+			return poolCause(p, topologyCode(v), v.Key, "", "", "%s", v.Message()), nil
 		}
-		return cause(ReasonIncompatible, "", "", "", "%v", firstIncompat)
 	}
-	return cause(ReasonIncompatible, "", "", "", "no requirement alternative of the pod can hold")
+	var zero binpack.Vec
+	if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {
+		msg, _ := s.minValuesShort(p, info.reqs, info.types)
+		return poolCause(p, ReasonMinValues, "", "", "", "%s", msg), nil
+	}
+	return poolCause(p, ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach"), nil
+}
+
+// explainTypes checks the instance types of set id (of pool p) for a new
+// NodeClaim holding one pod of class c, with the instance-type check
+// placement and finalisation use (typecheck.go), and returns the refusal
+// of the type that came closest: resources (with DaemonSet overhead), the
+// NodePool's node limit, its limits, host ports, reservations. refused is
+// false when some type takes the pod.
+func (s *solver) explainTypes(c *class, p *pool, id int32) (cause Cause, refused bool) {
+	var left binpack.ReservationsLeft
+	if s.hasReservations {
+		left = s.leftFor(nil)
+	}
+	info := s.reqs.info(id)
+	switch closest := s.closestType(s.newTypeLoad(p, id, c.requests, c.ports, left)); {
+	case closest <= typeResources && !c.requests.Fits(info.maxUsable):
+		d := c.requests.FirstShort(info.maxUsable)
+		dn := s.dims.Name(d)
+		asked, largest := s.dims.Format(d, c.requests[d]), s.dims.Format(d, info.maxUsable[d])
+		return poolCause(p, ReasonInsufficient, string(dn), asked, largest,
+			"no instance type has %s %s (largest allocatable: %s)%s", asked, dn, largest, mHint(dn, c.requests[d])), true
+	case closest <= typeResources:
+		return poolCause(p, ReasonInsufficient, "", s.idx.Describe(c.requests), "", "no instance type has %s together (with DaemonSet overhead)", s.idx.Describe(c.requests)), true
+	case p.nodesLeft == 0:
+		return poolCause(p, ReasonLimits, string(nodepoolNodes), "", "0", "node limit of the NodePool is exhausted"), true
+	case closest == typeLimits:
+		return poolCause(p, ReasonLimits, "", "", s.remainingString(p), "every instance type that fits exceeds the NodePool's remaining limits (%s)", s.remainingString(p)), true
+	case closest == typeHostPort:
+		return poolCause(p, ReasonHostPort, "", "", "", "a DaemonSet already takes the pod's host port on every instance type"), true
+	case closest == typeOffering && s.hasReservations:
+		return poolCause(p, ReasonReservation, instancetypes.LabelReservationID, "", "",
+			"every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan"), true
+	case closest == typeOffering:
+		return poolCause(p, ReasonNoOffering, "", info.reqs.String(), "", "no instance type that fits has an available offering for %s", info.reqs), true
+	}
+	return Cause{}, false
+}
+
+// explainIncompatible is the refusal of a pool whose requirements every
+// requirement alternative of the pod is incompatible with (err: the first
+// alternative's incompatibility).
+func (s *solver) explainIncompatible(p *pool, err error) Cause {
+	if err == nil {
+		return poolCause(p, ReasonIncompatible, "", "", "", "no requirement alternative of the pod can hold")
+	}
+	var ie *requirements.IncompatibleError
+	if !errors.As(err, &ie) {
+		return poolCause(p, ReasonIncompatible, "", "", "", "%v", err)
+	}
+	if ie.Undefined {
+		c := poolCause(p, ReasonUndefinedLabel, ie.Key, ie.Incoming.String(), "", "label %s is not declared by the NodePool (%s)", ie.Key, ie.Incoming)
+		if ie.Hint != "" {
+			c.Message += fmt.Sprintf(" (typo of %q?)", ie.Hint)
+		}
+		return c
+	}
+	return poolCause(p, ReasonIncompatible, ie.Key, ie.Incoming.String(), ie.Target.String(), "%s not in %s", ie.Incoming, ie.Target)
 }
 
 // explainNoTypes finds the requirement key that leaves the pool without an
@@ -371,24 +388,6 @@ func topologyCode(v *topology.Violation) ReasonCode {
 		return ReasonPodAntiAffinity
 	}
 	return ReasonTopologySpread
-}
-
-// offeredBeyondReservations reports whether some type of info that holds need
-// has an offering left once the reservations other claims hold are counted.
-func (s *solver) offeredBeyondReservations(p *pool, info *reqInfo, need binpack.Vec) bool {
-	left := s.leftFor(nil)
-	found := false
-	info.typeSet(s).Each(func(t int) bool {
-		if !need.Fits(p.usable[t]) {
-			return true
-		}
-		if _, _, ok := s.idx.Cheapest(t, info.offer, left); ok {
-			found = true
-			return false
-		}
-		return true
-	})
-	return found
 }
 
 // clashOn lists what a pod requires of key, in its nodeSelector and its

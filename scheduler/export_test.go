@@ -21,7 +21,7 @@ func cpuNow() time.Duration {
 // and the price before and after improvement (tests only).
 func PhaseReport(pods []*corev1.Pod, pools []nodepool.NodePool, cat instancetypes.Catalog, opts ...Option) (string, error) {
 	t0 := cpuNow()
-	cfg, err := resolve(opts)
+	cfg, err := resolveFor(cat, opts)
 	if err != nil {
 		return "", err
 	}

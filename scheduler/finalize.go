@@ -15,50 +15,10 @@ import (
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// result assembles the plan.
+// result assembles the plan: the NodeClaims, the pods placed on existing
+// nodes, the pods left unplaced with their reasons, and the summary.
 func (s *solver) result() Result {
-	res := Result{NodeClaims: []NodeClaim{}, ExistingNodes: []NodePlacement{}, PodErrors: []PodError{}}
-	resUsed := map[string]int{}
-	left := func(id string) int { return s.resCap[id] - resUsed[id] }
-	// Claims that held a reservation while planned get it first.
-	final := make([]*NodeClaim, len(s.claims))
-	for _, holders := range []bool{true, false} {
-		for i, cl := range s.claims {
-			if cl.dropped || len(cl.pods) == 0 || (cl.resID != "") != holders {
-				continue
-			}
-			nc, ok := s.finalizeClaim(cl, left)
-			if !ok {
-				continue
-			}
-			if nc.ReservationID != "" {
-				resUsed[nc.ReservationID]++
-			}
-			final[i] = &nc
-		}
-	}
-	perPool := map[string]int{}
-	for i, cl := range s.claims {
-		nc := final[i]
-		if nc == nil {
-			continue
-		}
-		perPool[cl.pool.tmpl.Name]++
-		nc.Name = fmt.Sprintf("%s-%d", cl.pool.tmpl.Name, perPool[cl.pool.tmpl.Name])
-		res.NodeClaims = append(res.NodeClaims, *nc)
-	}
-	for _, en := range s.existing {
-		if len(en.placed) == 0 {
-			continue
-		}
-		np := NodePlacement{Name: en.name}
-		for _, pp := range en.placed {
-			np.Pods = append(np.Pods, pp.name)
-		}
-		slices.Sort(np.Pods)
-		res.ExistingNodes = append(res.ExistingNodes, np)
-	}
-	slices.SortFunc(res.ExistingNodes, func(a, b NodePlacement) int { return cmp.Compare(a.Name, b.Name) })
+	res := Result{NodeClaims: s.nodeClaims(), ExistingNodes: s.existingPlacements(), PodErrors: []PodError{}}
 	explained := map[*class]*failure{}
 	for _, pp := range s.pending {
 		switch {
@@ -93,12 +53,91 @@ func (s *solver) result() Result {
 	return res
 }
 
+// nodeClaims finalises the claims that hold pods, in the order they were
+// opened, and names them per NodePool (<pool>-1, <pool>-2, ...). Claims
+// that held a reservation while planned get it first.
+func (s *solver) nodeClaims() []NodeClaim {
+	resUsed := map[string]int{}
+	left := func(id string) int { return s.resCap[id] - resUsed[id] }
+	final := make([]*NodeClaim, len(s.claims))
+	for _, holders := range []bool{true, false} {
+		for i, cl := range s.claims {
+			if cl.dropped || len(cl.pods) == 0 || (cl.resID != "") != holders {
+				continue
+			}
+			nc, ok := s.finalizeClaim(cl, left)
+			if !ok {
+				continue
+			}
+			if nc.ReservationID != "" {
+				resUsed[nc.ReservationID]++
+			}
+			final[i] = &nc
+		}
+	}
+	out := []NodeClaim{}
+	perPool := map[string]int{}
+	for i, cl := range s.claims {
+		nc := final[i]
+		if nc == nil {
+			continue
+		}
+		perPool[cl.pool.tmpl.Name]++
+		nc.Name = fmt.Sprintf("%s-%d", cl.pool.tmpl.Name, perPool[cl.pool.tmpl.Name])
+		out = append(out, *nc)
+	}
+	return out
+}
+
+// existingPlacements lists the existing nodes that take pending pods, by
+// name, each with its pods sorted.
+func (s *solver) existingPlacements() []NodePlacement {
+	out := []NodePlacement{}
+	for _, en := range s.existing {
+		if len(en.placed) == 0 {
+			continue
+		}
+		np := NodePlacement{Name: en.name}
+		for _, pp := range en.placed {
+			np.Pods = append(np.Pods, pp.name)
+		}
+		slices.Sort(np.Pods)
+		out = append(out, np)
+	}
+	slices.SortFunc(out, func(a, b NodePlacement) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
 // roundPrice rounds to 1e-9 $/h so sums print stably.
 func roundPrice(p float64) float64 { return math.Round(p*1e9) / 1e9 }
 
+// option is an instance type a NodeClaim may launch: the type, the price
+// of the offering it would launch, and that offering's position (-1 when
+// not looked up yet).
+type option struct {
+	t     int
+	price float64
+	off   int
+}
+
+// launch is what a NodeClaim launches: its options (cheapest first) and
+// their set, the chosen option and its offering, and how reservations are
+// counted for it from then on.
+type launch struct {
+	opts             []option
+	set              binpack.TypeSet
+	best             option
+	zone, ct, resID  string
+	price            float64
+	left             binpack.ReservationsLeft
+	minValuesRelaxed bool
+}
+
 // finalizeClaim turns a claim into its NodeClaim: the instance-type options
 // that fit its pods (cheapest first), the cheapest available offering, the
-// labels the node will carry, and its requirements and requests.
+// labels the node will carry, and its requirements and requests. A claim
+// that cannot launch (minValues under the Strict policy, reservations
+// taken) is dropped, its pods failed with the reason.
 //
 // NodePool limits: a claim is charged the capacity of the instance type
 // chosen for it, and only types whose capacity on every limited resource is
@@ -108,148 +147,206 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	p := cl.pool
 	info := s.reqs.info(cl.reqID)
 	info.typeSet(s)
-	type option struct {
-		t     int
-		price float64
-		off   int
+	l, ok := s.launchOf(cl, info, left)
+	if !ok {
+		return NodeClaim{}, false
+	}
+	reqs := s.claimRequirements(info, &l)
+	reqs, labels := s.claimLabels(cl, reqs, &l)
+	names := make([]string, 0, len(l.opts))
+	for _, o := range l.opts {
+		names = append(names, s.idx.Type(o.t).Name)
+	}
+	nc := NodeClaim{
+		NodePool:            p.tmpl.Name,
+		InstanceType:        s.idx.Type(l.best.t).Name,
+		Zone:                l.zone,
+		ZoneID:              s.idx.ZoneID(l.zone),
+		CapacityType:        l.ct,
+		Price:               l.price,
+		InstanceTypeOptions: names,
+		Labels:              labels,
+		Taints:              p.tmpl.Taints,
+		StartupTaints:       p.tmpl.StartupTaints,
+		Requirements:        reqs.Expressions(),
+		Requests:            s.dims.List(cl.used.Add(p.ds[l.best.t])),
+		ReservationID:       l.resID,
+		MinValuesRelaxed:    l.minValuesRelaxed,
+	}
+	if nc.Requirements == nil {
+		nc.Requirements = []requirements.Expression{}
+	}
+	for _, pp := range cl.pods {
+		nc.Pods = append(nc.Pods, pp.name)
+	}
+	slices.Sort(nc.Pods)
+	return nc, true
+}
+
+// launchOf chooses what a claim launches: its options, capped at the
+// maximum, that meet the NodePool's minValues (or, under BestEffort, what
+// they can), and the cheapest available offering among them. When it can
+// launch nothing, it drops the claim and fails its pods.
+func (s *solver) launchOf(cl *claim, info *reqInfo, left binpack.ReservationsLeft) (launch, bool) {
+	p := cl.pool
+	l := launch{opts: s.claimOptions(cl, info, left), left: left}
+	l.set = s.optionSet(l.opts)
+	if msg, ok := s.minValuesShort(p, info.reqs, l.set); !ok {
+		if s.cfg.minValues == MinValuesStrict {
+			s.dropClaim(cl, ReasonMinValues, fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions))
+			return launch{}, false
+		}
+		l.minValuesRelaxed = true
+	}
+	if len(l.opts) == 0 {
+		// Every offering the claim could use is a capacity reservation that
+		// other NodeClaims of the plan already hold.
+		s.dropClaim(cl, ReasonReservation, fmt.Sprintf("NodePool %s: every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan", p.tmpl.Name))
+		return launch{}, false
+	}
+	l.best = l.opts[0]
+	if l.best.off < 0 {
+		_, l.best.off, _ = s.idx.Cheapest(l.best.t, info.offer, left)
+	}
+	l.zone, l.ct, l.price, l.resID = s.idx.Offering(l.best.t, l.best.off)
+	if l.resID == "" {
+		return l, true
+	}
+	// A NodeClaim on a reservation lists only the types it has...
+	inRes := slices.DeleteFunc(slices.Clone(l.opts), func(o option) bool { return !s.idx.HasReservation(o.t, l.resID) })
+	resSet := s.optionSet(inRes)
+	if _, ok := s.minValuesShort(p, info.reqs, resSet); ok || l.minValuesRelaxed || s.cfg.minValues == MinValuesBestEffort {
+		l.opts, l.set = inRes, resSet
+		return l, true
+	}
+	// ...unless that breaks a minValues: then it launches off the
+	// reservation, with every option.
+	return s.launchOffReservation(cl, info, l)
+}
+
+// launchOffReservation relaunches l with every option off its
+// reservations: each option priced at its cheapest offering outside them.
+func (s *solver) launchOffReservation(cl *claim, info *reqInfo, l launch) (launch, bool) {
+	noRes := func(string) int { return 0 }
+	for i := range l.opts {
+		l.opts[i].price, l.opts[i].off, _ = s.idx.Cheapest(l.opts[i].t, info.offer, noRes)
+	}
+	l.opts = slices.DeleteFunc(l.opts, func(o option) bool { return o.off < 0 })
+	s.sortOptions(l.opts)
+	l.set = s.optionSet(l.opts)
+	if len(l.opts) == 0 {
+		s.dropClaim(cl, ReasonMinValues, fmt.Sprintf("NodePool %s: only a capacity reservation fits, and its instance types fall short of minValues", cl.pool.tmpl.Name))
+		return launch{}, false
+	}
+	l.best = l.opts[0]
+	l.zone, l.ct, l.price, l.resID = s.idx.Offering(l.best.t, l.best.off)
+	l.left = noRes // and its requirements leave reservations out
+	return l, true
+}
+
+// claimOptions lists the instance types of the claim's requirement set
+// that pass the instance-type check for its pods (typecheck.go), as options
+// of a NodeClaim charged for its chosen type's capacity: cheapest first
+// (ties by name), at most the maximum number of options.
+func (s *solver) claimOptions(cl *claim, info *reqInfo, left binpack.ReservationsLeft) []option {
+	load := s.newTypeLoad(cl.pool, cl.reqID, cl.used, cl.ports, nil)
+	load.limits, load.charged = limitsCapped, cl.charged
+	if s.hasReservations {
+		load.left = left
 	}
 	opts := make([]option, 0, min(len(info.members), s.cfg.maxOptions+1))
-	prices := s.idx.Prices(info.offer)
 	for _, t32 := range info.members {
 		t := int(t32)
-		if !s.optionFits(p, t, cl.used, true, &cl.charged, cl.ports) {
+		c, price, off := s.checkType(load, t)
+		if c != typeFits {
 			continue
 		}
-		var pr float64
-		off := -1
-		if s.hasReservations {
-			var ok bool
-			if pr, off, ok = s.idx.Cheapest(t, info.offer, left); !ok {
-				continue
-			}
-		} else if pr = prices[t]; math.IsInf(pr, 1) {
-			continue
-		}
-		opts = append(opts, option{t: t, price: pr, off: off})
+		opts = append(opts, option{t: t, price: price, off: off})
 		if len(opts) >= s.cfg.maxOptions && !s.hasReservations {
 			// The price order already is the order of options; nothing
 			// after the cap can come before it.
 			break
 		}
 	}
+	s.sortOptions(opts)
+	if len(opts) > s.cfg.maxOptions {
+		opts = opts[:s.cfg.maxOptions]
+	}
+	return opts
+}
+
+// sortOptions sorts options cheapest first, ties by instance-type name.
+func (s *solver) sortOptions(opts []option) {
 	slices.SortStableFunc(opts, func(a, b option) int {
 		if c := cmp.Compare(a.price, b.price); c != 0 {
 			return c
 		}
 		return cmp.Compare(s.idx.Type(a.t).Name, s.idx.Type(b.t).Name)
 	})
-	if len(opts) > s.cfg.maxOptions {
-		opts = opts[:s.cfg.maxOptions]
-	}
+}
+
+// optionSet returns the set of the options' instance types.
+func (s *solver) optionSet(opts []option) binpack.TypeSet {
 	set := binpack.NewTypeSet(s.idx.Len())
 	for _, o := range opts {
 		set.Set(o.t)
 	}
-	relaxed := false
-	if msg, ok := s.minValuesShort(p, info.reqs, set); !ok {
-		if s.cfg.minValues == MinValuesStrict {
-			cl.dropped = true
-			for _, pp := range cl.pods {
-				pp.failure = &failure{code: ReasonMinValues, causes: []Cause{{Code: ReasonMinValues, NodePool: p.tmpl.Name,
-					Message: fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions)}}}
-			}
-			return NodeClaim{}, false
-		}
-		relaxed = true
+	return set
+}
+
+// dropClaim drops a claim that cannot launch and fails its pods with code
+// and message.
+func (s *solver) dropClaim(cl *claim, code ReasonCode, message string) {
+	cl.dropped = true
+	for _, pp := range cl.pods {
+		pp.failure = &failure{code: code, causes: []Cause{{Code: code, NodePool: cl.pool.tmpl.Name, Message: message}}}
 	}
-	if len(opts) == 0 {
-		// Every offering the claim could use is a capacity reservation that
-		// other NodeClaims of the plan already hold.
-		cl.dropped = true
-		for _, pp := range cl.pods {
-			pp.failure = &failure{code: ReasonReservation, causes: []Cause{{Code: ReasonReservation, NodePool: p.tmpl.Name,
-				Message: fmt.Sprintf("NodePool %s: every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan", p.tmpl.Name)}}}
-		}
-		return NodeClaim{}, false
-	}
-	best := opts[0]
-	if best.off < 0 {
-		_, best.off, _ = s.idx.Cheapest(best.t, info.offer, left)
-	}
-	zone, ct, price, resID := s.idx.Offering(best.t, best.off)
-	if resID != "" {
-		// A NodeClaim on a reservation lists only the types it has...
-		inRes := slices.DeleteFunc(slices.Clone(opts), func(o option) bool { return !s.idx.HasReservation(o.t, resID) })
-		resSet := binpack.NewTypeSet(s.idx.Len())
-		for _, o := range inRes {
-			resSet.Set(o.t)
-		}
-		if _, ok := s.minValuesShort(p, info.reqs, resSet); ok || relaxed || s.cfg.minValues == MinValuesBestEffort {
-			opts, set = inRes, resSet
-		} else {
-			// ...unless that breaks a minValues: then it launches off the
-			// reservation, with every option.
-			noRes := func(string) int { return 0 }
-			for i := range opts {
-				opts[i].price, opts[i].off, _ = s.idx.Cheapest(opts[i].t, info.offer, noRes)
-			}
-			opts = slices.DeleteFunc(opts, func(o option) bool { return o.off < 0 })
-			slices.SortStableFunc(opts, func(a, b option) int {
-				if c := cmp.Compare(a.price, b.price); c != 0 {
-					return c
-				}
-				return cmp.Compare(s.idx.Type(a.t).Name, s.idx.Type(b.t).Name)
-			})
-			set = binpack.NewTypeSet(s.idx.Len())
-			for _, o := range opts {
-				set.Set(o.t)
-			}
-			if len(opts) == 0 {
-				cl.dropped = true
-				for _, pp := range cl.pods {
-					pp.failure = &failure{code: ReasonMinValues, causes: []Cause{{Code: ReasonMinValues, NodePool: p.tmpl.Name,
-						Message: fmt.Sprintf("NodePool %s: only a capacity reservation fits, and its instance types fall short of minValues", p.tmpl.Name)}}}
-				}
-				return NodeClaim{}, false
-			}
-			best = opts[0]
-			zone, ct, price, resID = s.idx.Offering(best.t, best.off)
-			left = noRes // and its requirements leave reservations out
-		}
-	}
-	reqs := info.reqs
-	var names []string
-	zoneOK := make([]bool, len(s.idx.Zones()))
-	ctOK := make([]bool, len(s.idx.CapacityTypes()))
-	for _, o := range opts {
+}
+
+// claimRequirements returns a NodeClaim's requirements: its claim's, with
+// the instance types of its options, and the zones and capacity types they
+// can launch in (on a reservation: its zone, reserved, and the
+// reservation).
+func (s *solver) claimRequirements(info *reqInfo, l *launch) requirements.Requirements {
+	names := make([]string, 0, len(l.opts))
+	for _, o := range l.opts {
 		names = append(names, s.idx.Type(o.t).Name)
 	}
+	zoneOK := make([]bool, len(s.idx.Zones()))
+	ctOK := make([]bool, len(s.idx.CapacityTypes()))
 	switch {
-	case resID != "":
-		zoneOK[s.idx.ZoneIndex(zone)] = true
+	case l.resID != "":
+		zoneOK[s.idx.ZoneIndex(l.zone)] = true
 		ctOK[s.idx.CapacityTypeIndex(requirements.CapacityTypeReserved)] = true
 	case s.hasReservations:
 		// Only offerings still free count: reservations other NodeClaims
 		// hold are not this NodeClaim's to launch into.
-		for _, o := range opts {
-			s.idx.MarkOfferedLeft(o.t, info.offer, left, zoneOK, ctOK)
+		for _, o := range l.opts {
+			s.idx.MarkOfferedLeft(o.t, info.offer, l.left, zoneOK, ctOK)
 		}
 	default:
-		s.idx.MarkOfferedSet(set, info.offer, zoneOK, ctOK)
+		s.idx.MarkOfferedSet(l.set, info.offer, zoneOK, ctOK)
 	}
-	reqs = reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
+	reqs := info.reqs.Add(requirements.In(requirements.LabelInstanceType, names...),
 		requirements.In(requirements.LabelTopologyZone, pick(s.idx.Zones(), zoneOK)...),
 		requirements.In(requirements.LabelCapacityType, pick(s.idx.CapacityTypes(), ctOK)...))
-	if resID != "" {
-		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, resID),
+	if l.resID != "" {
+		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, l.resID),
 			requirements.In(requirements.LabelCapacityType, requirements.CapacityTypeReserved))
 	}
+	return reqs
+}
+
+// claimLabels returns the labels of a NodeClaim, and its requirements with
+// a value chosen for each custom label they leave open (Exists, NotIn,
+// bounds, or In several values), as Karpenter labels its nodes: the
+// NodePool's labels, the requirements' single values, then the labels of
+// the offering it launches.
+func (s *solver) claimLabels(cl *claim, reqs requirements.Requirements, l *launch) (requirements.Requirements, map[string]string) {
 	labels := map[string]string{}
-	for k, v := range p.tmpl.Labels {
+	for k, v := range cl.pool.tmpl.Labels {
 		labels[k] = v
 	}
-	// Custom labels the requirements leave open get a value (Exists, NotIn,
-	// bounds, or In several values), as Karpenter labels its nodes.
 	for r := range reqs.All() {
 		k := r.Key()
 		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || (r.IsFinite() && len(r.Values()) <= 1) {
@@ -262,32 +359,8 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 	for k, v := range reqs.Labels() {
 		labels[k] = v
 	}
-	s.offeringLabels(labels, best.t, zone, ct, resID)
-	requests := cl.used.Add(p.ds[best.t])
-	nc := NodeClaim{
-		NodePool:            p.tmpl.Name,
-		InstanceType:        s.idx.Type(best.t).Name,
-		Zone:                zone,
-		ZoneID:              s.idx.ZoneID(zone),
-		CapacityType:        ct,
-		Price:               price,
-		InstanceTypeOptions: names,
-		Labels:              labels,
-		Taints:              p.tmpl.Taints,
-		StartupTaints:       p.tmpl.StartupTaints,
-		Requirements:        reqs.Expressions(),
-		Requests:            s.dims.List(requests),
-		ReservationID:       resID,
-		MinValuesRelaxed:    relaxed,
-	}
-	if nc.Requirements == nil {
-		nc.Requirements = []requirements.Expression{}
-	}
-	for _, pp := range cl.pods {
-		nc.Pods = append(nc.Pods, pp.name)
-	}
-	slices.Sort(nc.Pods)
-	return nc, true
+	s.offeringLabels(labels, l.best.t, l.zone, l.ct, l.resID)
+	return reqs, labels
 }
 
 // offeringLabels adds the labels of the offering a NodeClaim launches: its

@@ -47,6 +47,7 @@ func (s *solver) improveWith(b *int) {
 	}
 	s.buildSlack()
 	s.slackBuilt = true
+	s.noRoom = map[noRoomKey]noRoom{}
 	// Rounds of drain, absorb and shrink while a round lowers the price
 	// (each move frees or fills room another move may use). Then merges and
 	// the existing-node pass, and one more round when they saved something:
@@ -85,8 +86,9 @@ func (s *solver) totalPrice() float64 {
 
 // improveRound runs one round: drain small claims (emptying one saves its
 // whole price), let claims absorb smaller ones of their bucket at no extra
-// price (fewer nodes, larger rooms for later moves), then shrink big claims
-// into the room left elsewhere.
+// price (fewer nodes, larger rooms for later moves), shrink big claims into
+// the room left elsewhere, then replant the pods left alone on a claim
+// dearer than they need.
 func (s *solver) improveRound(budget *int) {
 	each := func(order []*claim, do func(*claim, *int)) {
 		for _, cl := range order {
@@ -101,6 +103,7 @@ func (s *solver) improveRound(budget *int) {
 	each(s.byPrice(), s.drain)
 	each(s.byPods(), s.absorb)
 	each(s.byPods(), s.shrink)
+	each(s.byPrice(), s.replant)
 }
 
 // byPrice lists the live claims cheapest first (then by id).
@@ -165,14 +168,31 @@ func (s *solver) drain(cl *claim, budget *int) {
 	}
 }
 
-// shrink moves pods out of cl, largest first, while each finds room.
+// shrink moves pods out of cl, largest first, while each finds room. A
+// claim already on the cheapest type that could hold any one of its pods
+// gains nothing unless it empties, which drain tried.
 func (s *solver) shrink(cl *claim, budget *int) {
+	if s.atSmallest(cl) {
+		return
+	}
 	for _, pp := range bySizeDesc(cl.pods) {
 		if *budget <= 0 {
 			return
 		}
 		s.moveOut(pp, budget)
 	}
+}
+
+// atSmallest reports whether no type of cl's NodePool that holds one of
+// its pods costs less than cl's.
+func (s *solver) atSmallest(cl *claim) bool {
+	if s.hasReservations || len(cl.pods) == 0 {
+		return false
+	}
+	small := slices.MinFunc(cl.pods, smallerFirst)
+	charged := cl.charged
+	_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, small.cls.requests, &charged, 0, math.Inf(1), cl)
+	return ok && price >= cl.price-priceEps
 }
 
 func bySizeDesc(pods []*pending) []*pending {
@@ -273,6 +293,12 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
 			continue
 		}
+		key, memo := s.noRoomKey(a, b)
+		last, known := s.noRoom[key]
+		if known && !s.noRoomHolds(last, b) {
+			known = false
+		}
+		seenBefore, examinedBefore := seen, examined
 		var be bucketEval
 		checked, refused := false, false
 		visited, limit := 0, moveVisitedEdge
@@ -303,17 +329,64 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 			}
 			return seen < moveCandidates && examined < moveExamined && *budget > 0
 		}
-		// Tight cells first, a few visits only; then the cells that surely fit.
-		b.slack.eachEdge(c.requests[0], c.requests[1], visit)
-		if !refused && seen < moveCandidates {
-			visited, limit = 0, moveVisited
-			b.slack.eachFirm(c.requests[0], c.requests[1], visit)
+		switch {
+		case known:
+			// The bucket had no room for this pod and has not changed since,
+			// but for the claim that search left out (the pod's claim then).
+			if x := last.src; x != nil && x != src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
+				visit(x)
+			}
+		default:
+			// Tight cells first, a few visits only; then the cells that surely fit.
+			b.slack.eachEdge(c.requests[0], c.requests[1], visit)
+			if !refused && seen < moveCandidates {
+				visited, limit = 0, moveVisited
+				b.slack.eachFirm(c.requests[0], c.requests[1], visit)
+			}
+		}
+		if memo && seen == seenBefore && examined < moveExamined && *budget > 0 {
+			left := src
+			if known && last.src != src {
+				left = nil // both searches together left nothing out
+			}
+			s.noRoom[key] = noRoom{gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
+		} else if known && examined > examinedBefore {
+			delete(s.noRoom, key)
 		}
 		if seen >= moveCandidates {
 			break
 		}
 	}
 	return best, found
+}
+
+// noRoom records that a search of a bucket found no room for a pod: while
+// the bucket's slack index (gen), the counts of every domain but hostnames
+// (domains) and the reservations (res) stay as they were, the same search
+// finds nothing again, but for claim src, which it left out.
+type noRoom struct {
+	gen, domains uint64
+	res          int
+	src          *claim
+}
+
+type noRoomKey struct {
+	c          *class
+	alt, level int
+	reqID      int32
+	b          *bucket
+}
+
+// noRoomKey is the key of roomFor's memo for attempt a in bucket b, and
+// whether a search may be remembered at all: not in a NodePool with limits
+// (a claim anywhere in the pool changes what fits) nor when the pool must
+// fill its limits.
+func (s *solver) noRoomKey(a attempt, b *bucket) (noRoomKey, bool) {
+	return noRoomKey{c: a.c, alt: a.alt, level: a.level, reqID: a.reqID, b: b}, !b.pool.limited && !s.fills(b.pool)
+}
+
+func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {
+	return m.gen == b.slack.gen && m.domains == s.topo.DomainSum() && m.res == s.resVersion
 }
 
 // moveBack returns pp to claim dst (undoing a move from dst to another
@@ -390,11 +463,29 @@ func (s *solver) detach(pp *pending) {
 		s.updateHold(cl)
 		return
 	}
+	if cl == s.frozen {
+		return // the caller restores cl's state (undoInto)
+	}
 	defer s.updateHold(cl)
 	defer s.reindex(cl)
 	s.widen(cl)
+	s.refit(cl)
+}
+
+// recharge charges cl's NodePool for cl's type (and minValues) only, after
+// a plan that charged it more while it scheduled.
+func (s *solver) recharge(cl *claim) {
+	if capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, cl.typ, cl.ports, &cl.charged); ok {
+		cl.pool.charge(&capT, &cl.charged)
+		cl.charged = capT
+	}
+}
+
+// refit moves cl to the cheapest type that holds its pods, when that costs
+// no more than its type, and charges its NodePool for it.
+func (s *solver) refit(cl *claim) {
 	t, pos, price, ok := s.cheapestFit(cl.ports, cl.pool, cl.reqID, cl.used, &cl.charged, 0, cl.price, cl)
-	if !ok || price > cl.price {
+	if !ok || price > cl.price || t == cl.typ {
 		return
 	}
 	capT, ok := s.chargeFor(cl.pool, cl.reqID, cl.used, t, cl.ports, &cl.charged)
@@ -532,7 +623,7 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	if len(cands) > absorbTries {
 		cands = cands[:absorbTries]
 	}
-	start := dst.price
+	start, state := dst.price, s.snapshot(dst)
 	var taken []*claim
 	var moved [][]*pending
 	// Passes until none succeeds: a claim that did not fit may fit once dst
@@ -557,11 +648,11 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 	// Each claim absorbed saves its node cost too (WithNodeCost).
 	if len(taken) > 0 && dst.price > total+s.cfg.nodeCost*float64(len(taken))+priceEps {
-		for i := len(taken) - 1; i >= 0; i-- {
-			for j := len(moved[i]) - 1; j >= 0; j-- {
-				s.moveBack(moved[i][j], taken[i])
+		s.undoInto(dst, state, func() {
+			for i := len(taken) - 1; i >= 0; i-- {
+				s.unfold(taken[i], moved[i])
 			}
-		}
+		})
 	}
 }
 
@@ -575,12 +666,14 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 		}
 	}
 	limit := (dst.price + src.price + s.cfg.nodeCost) * (1 + absorbStep)
+	if s.foldCosts(dst, src) > limit {
+		return nil, false
+	}
 	src.chargedPrice = src.price
 	var moved []*pending
+	before := s.snapshot(dst)
 	rollback := func() {
-		for i := len(moved) - 1; i >= 0; i-- {
-			s.moveBack(moved[i], src)
-		}
+		s.undoInto(dst, before, func() { s.unfold(src, moved) })
 	}
 	for _, pp := range bySizeDesc(src.pods) {
 		c := pp.cls

@@ -66,7 +66,7 @@ func TestLimitsVectorFormAgrees(t *testing.T) {
 		node("e", "unknown-within", "example.com/fpga", "1"),
 		node("f", "unknown-over", "example.com/fpga", "2"),
 	}
-	cfg, err := resolve([]Option{WithExistingNodes(nodes, nil)})
+	cfg, err := resolveFor(cat, []Option{WithExistingNodes(nodes, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,46 @@ func (s *solver) limitSized(c *class, p *pool, id int32) (sizeOption, bool) {
 	return best, true
 }
 
+// largestWithin is the type of set id with the most capacity in the
+// NodePool's limited resources (larger; then the cheapest) that holds a pod of c within the remaining limits.
+func (s *solver) largestWithin(c *class, p *pool, id int32) (sizeOption, bool) {
+	best, found := sizeOption{}, false
+	for _, o := range s.sizeOptions(c, p, id) {
+		if !found || p.larger(o.capT, best.capT) {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// largestOption is, per resource, the largest capacity of the types of set
+// id that hold need within the pool's remaining limits (what Karpenter
+// takes off a NodePool's limits for a new NodeClaim).
+func (s *solver) largestOption(p *pool, id int32, need binpack.Vec) binpack.Vec {
+	info := s.reqs.info(id)
+	info.typeSet(s)
+	var zero, out binpack.Vec
+	for _, t32 := range info.members {
+		t := int(t32)
+		if capT := s.idx.Capacity(t); need.Fits(p.usable[t]) && p.withinLimits(&capT, &zero) {
+			out = out.Max(capT)
+		}
+	}
+	return out
+}
+
+// larger reports whether capacity x exceeds y in the first limited
+// resource they differ in, then in cpu, then in memory (a NodePool that
+// limits only its nodes packs the most on each).
+func (p *pool) larger(x, y binpack.Vec) bool {
+	for _, d := range append(slices.Clip(p.limitDims), 0, 1) {
+		if x[d] != y[d] {
+			return x[d] > y[d]
+		}
+	}
+	return false
+}
+
 // sizeSparing bounds the limit-sparing types the rest is tried on.
 const sizeSparing = 8
 

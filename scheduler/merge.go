@@ -89,6 +89,9 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		s.mergeAtOnce(dst, bySize, budget)
 		return
 	}
+	if chain := s.mergePlan(dst, bySize, budget); len(chain) > 0 && s.foldChain(dst, chain, budget) {
+		return
+	}
 	type fold struct {
 		src   *claim
 		pods  []*pending
@@ -109,17 +112,15 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 				rest = append(rest, src)
 				continue
 			}
-			before := s.snapshot(dst)
-			pods, ok := s.mergeInto(src, dst, budget)
-			if !ok {
-				s.restore(dst, before) // the pods that moved went back
+			if s.foldCannotPay(dst, src, apart, lastSave) {
 				rest = append(rest, src)
 				continue
 			}
+			before := s.snapshot(dst)
+			pods, ok := s.mergeInto(src, dst, budget)
 			save := apart + src.chargedPrice + s.cfg.nodeCost - (dst.price + s.cfg.nodeCost)
-			if save < lastSave-mergeStepLoss*dst.price-priceEps {
-				s.unfold(src, pods)
-				s.restore(dst, before)
+			if !ok || save < lastSave-mergeStepLoss*dst.price-priceEps {
+				s.undoInto(dst, before, func() { s.unfold(src, pods) })
 				rest = append(rest, src)
 				continue
 			}
@@ -132,14 +133,89 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		}
 		left = rest
 	}
-	for i := len(folds) - 1; i >= bestN; i-- {
-		s.unfold(folds[i].src, folds[i].pods)
+	to := start
+	if bestN > 0 {
+		to = folds[bestN-1].after
 	}
-	if bestN == 0 {
-		s.restore(dst, start)
-	} else {
-		s.restore(dst, folds[bestN-1].after)
+	s.undoInto(dst, to, func() {
+		for i := len(folds) - 1; i >= bestN; i-- {
+			s.unfold(folds[i].src, folds[i].pods)
+		}
+	})
+}
+
+// foldChain folds every claim of chain into dst, the set a plan on prices
+// alone (mergePlan) found cheaper together, and keeps the result when the
+// plan ends cheaper; else everything goes back. The set is taken whole: its
+// first folds may each cost more (two of four half-empty nodes need a type
+// twice the price, all four fit one type that costs what they did apart,
+// and a fifth claim rides free).
+func (s *solver) foldChain(dst *claim, chain []*claim, budget *int) bool {
+	start := s.snapshot(dst)
+	apart := dst.price + s.cfg.nodeCost
+	type fold struct {
+		src  *claim
+		pods []*pending
 	}
+	var folds []fold
+	ok := true
+	for _, src := range chain {
+		apart += src.price + s.cfg.nodeCost
+		pods, in := s.mergeInto(src, dst, budget)
+		folds = append(folds, fold{src, pods})
+		if !in {
+			ok = false
+			break
+		}
+	}
+	if ok && dst.price+s.cfg.nodeCost < apart-priceEps {
+		return true
+	}
+	s.undoInto(dst, start, func() {
+		for i := len(folds) - 1; i >= 0; i-- {
+			s.unfold(folds[i].src, folds[i].pods)
+		}
+	})
+	return false
+}
+
+// undoInto runs undo, which moves pods that joined dst back out, and
+// returns dst to state st, a state it had with the pods it keeps. While
+// undo runs dst is neither widened nor refitted pod by pod (detach leaves
+// it alone): st says what it becomes.
+func (s *solver) undoInto(dst *claim, st claimState, undo func()) {
+	s.frozen = dst
+	undo()
+	s.frozen = nil
+	s.restore(dst, st)
+}
+
+// foldCannotPay reports, before any pod moves, that folding src into dst
+// would be refused on price alone: a fold is refused when its saving,
+// apart+src.price-price, falls below lastSave-mergeStepLoss*price, which a
+// price above foldCosts only makes worse.
+func (s *solver) foldCannotPay(dst, src *claim, apart, lastSave float64) bool {
+	est := s.foldCosts(dst, src)
+	return apart+src.price-est < lastSave-mergeStepLoss*est-priceEps
+}
+
+// foldCosts is a lower bound on dst's price once every pod of src joined
+// it (+Inf when no type can hold them): the claim dst becomes narrows dst's
+// requirements and holds at least both claims' requests, so no type it can
+// get costs less than the cheapest type of dst's requirements that holds
+// the sum (ports and minValues only rule types out). With reservations it
+// is 0: a reserved offering src frees may cost less than any other.
+func (s *solver) foldCosts(dst, src *claim) float64 {
+	if s.hasReservations {
+		return 0
+	}
+	need := dst.used.Add(src.used)
+	charged := dst.charged
+	_, _, est, ok := s.cheapestFit(nil, dst.pool, dst.reqID, need, &charged, 0, math.Inf(1), dst)
+	if !ok {
+		return math.Inf(1)
+	}
+	return est
 }
 
 // claimState is what a claim's pods do not determine: its requirement set,
@@ -184,16 +260,51 @@ func (s *solver) unfold(src *claim, pods []*pending) {
 // mayFold is the cheap test before a fold: the requirements of dst and src
 // meet, their ports do not clash, and some type of the pool could hold both.
 func (s *solver) mayFold(dst, src *claim) bool {
-	id := s.reqs.and(dst.reqID, src.reqID)
-	if id < 0 {
-		return false
-	}
 	if _, clash := portsConflict(dst.ports, src.ports); clash {
 		return false
 	}
-	info := s.reqs.info(id)
-	info.typeSet(s)
-	return dst.used.FitsSum(&src.used, &info.maxUsable)
+	return s.foldReqs(dst.reqID, dst.used, src) >= 0
+}
+
+// foldReqs returns the requirement set of a claim with requirements id and
+// requests used once src's pods joined it (-1 when none holds them): id ∩
+// src's requirements, or, when that holds nothing and src's pods are of one
+// class with several required node-affinity terms, id ∩ the first other
+// term (widened to the NodePool, src's domains kept) that does: any term
+// places the pod, and the one it was placed under may be the narrow one.
+func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
+	fits := func(nid int32) bool {
+		if nid < 0 {
+			return false
+		}
+		info := s.reqs.info(nid)
+		info.typeSet(s)
+		return used.FitsSum(&src.used, &info.maxUsable)
+	}
+	if nid := s.reqs.and(id, src.reqID); fits(nid) {
+		return nid
+	}
+	c := src.pods[0].cls
+	if len(c.alts) < 2 || slices.ContainsFunc(src.pods, func(pp *pending) bool { return pp.cls != c || pp.att.level != src.pods[0].att.level }) {
+		return -1
+	}
+	srcReqs := s.reqs.info(src.reqID).reqs
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, src.pods[0].att.level, false)
+		if !ok || alt == src.pods[0].att.alt {
+			continue
+		}
+		wide := s.reqs.compat(src.pool.reqID, a.reqID)
+		if wide < 0 {
+			continue
+		}
+		if wide, ok = s.pinToDomains(wide, c, srcReqs); ok {
+			if nid := s.reqs.and(id, wide); fits(nid) {
+				return nid
+			}
+		}
+	}
+	return -1
 }
 
 // allMovable reports whether every pod of cl may leave its node.
@@ -246,42 +357,50 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 }
 
 // mergeInto moves every pod of src into dst, whatever dst's price becomes
-// (the caller judges the whole merge); on failure nothing changes. A pod
+// (the caller judges the whole merge). On failure it returns the pods that
+// moved, for the caller to undo (undoInto). A pod
 // that topology counts on some key stays in src's domain of that key, so no
 // other pod's spread or affinity count changes. It returns the pods moved.
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
-	rollback := func() {
-		for i := len(moved) - 1; i >= 0; i-- {
-			s.moveBack(moved[i], src)
-		}
-	}
 	srcReqs := s.reqs.info(src.reqID).reqs
+	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
-		c := pp.cls
-		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-		if ok {
-			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
-		}
+		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
 		if !ok {
-			rollback()
-			return nil, false
-		}
-		srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
-		s.topo.Unrecord(c.topo, a.active, &srcHost)
-		*budget--
-		ev, ok, _ := s.evalClaim(a, dst)
-		if !ok {
-			s.topo.Record(c.topo, a.active, &srcHost)
-			rollback()
-			return nil, false
+			return moved, false
 		}
 		s.detach(pp)
 		s.commit(pp, a, ev)
 		moved = append(moved, pp)
 	}
 	return moved, true
+}
+
+// foldAttempt evaluates pp, on a claim with requirements srcReqs at
+// srcHost, on dst: under the required node-affinity term it was placed
+// under, else under each other term in turn. On success the pod's topology
+// counts are off srcHost (commit records them on dst).
+func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requirements, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	for i := range c.alts {
+		alt := (pp.att.alt + i) % len(c.alts)
+		a, ok := s.newAttempt(c, alt, pp.att.level, false)
+		if ok {
+			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
+		}
+		if !ok {
+			continue
+		}
+		s.topo.Unrecord(c.topo, a.active, srcHost)
+		*budget--
+		if ev, ok, _ := s.evalClaim(a, dst); ok {
+			return a, ev, true
+		}
+		s.topo.Record(c.topo, a.active, srcHost)
+	}
+	return attempt{}, evaluation{}, false
 }
 
 // pinToDomains narrows requirement set id to from's domain on every key but
@@ -398,7 +517,7 @@ func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
 		if *budget <= 0 || len(chain) >= mergeWidth {
 			break
 		}
-		nid := s.reqs.and(id, src.reqID)
+		nid := s.foldReqs(id, need, src)
 		if nid < 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
@@ -30,8 +31,12 @@ const (
 	// can hold, the lightest relaxed first) would cost more than relaxing
 	// them in Karpenter's order (one preferred node-affinity term at a time,
 	// the heaviest dropped first; replicas' preferred zone anti-affinity
-	// relaxed as Karpenter's pessimism does), the plan relaxes them as
-	// Karpenter would. Preferences never cost more than under Karpenter.
+	// relaxed as Karpenter's pessimism does; of several required
+	// node-affinity terms, the first ones dropped before any preference; the
+	// pods queued by size; a NodeClaim charged the largest
+	// of its options against NodePool limits while it schedules; no
+	// NodeClaim launched into an empty label value), the plan relaxes them
+	// as Karpenter would. Preferences never cost more than under Karpenter.
 	PreferenceRespect PreferencePolicy = "Respect"
 	// PreferenceHonor honours as many preferences as can hold, relaxing the
 	// lightest first, whatever Karpenter would have paid: the richer policy,
@@ -92,6 +97,9 @@ type config struct {
 	nodeCost         float64
 	maxOptions       int
 	preferenceCost   bool
+	// prepared is the catalog as the solve reads it: WithPrepared's, or
+	// the one resolveFor prepares (shared by every plan of the solve).
+	prepared *PreparedCatalog
 	// karpenterRelaxation relaxes preferences in Karpenter's order (one
 	// preferred node-affinity term at a time, heaviest dropped first); set
 	// only for the plan Solve compares with its own.
@@ -100,6 +108,12 @@ type config struct {
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.
 	fillBounded bool
+	// packLargest opens new claims of NodePools with limits on their
+	// largest type within the limits, which the pods that follow fill, and
+	// refits every claim to its cheapest type once all are queued (the way
+	// Karpenter charges a NodeClaim the largest of its options); set only
+	// for the plan Solve makes when limits left pods unplaced.
+	packLargest bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
@@ -216,6 +230,24 @@ func resolve(opts []Option) (config, error) {
 		}
 	}
 	return c, c.check()
+}
+
+// resolveFor resolves opts for a solve on catalog: resolve, then the
+// catalog prepared once for every plan of the solve (WithPrepared's, checked
+// to be catalog's, or prepared now).
+func resolveFor(catalog instancetypes.Catalog, opts []Option) (config, error) {
+	c, err := resolve(opts)
+	if err != nil {
+		return c, err
+	}
+	switch {
+	case c.prepared == nil:
+		c.prepared, err = Prepare(catalog)
+	case !c.prepared.isOf(catalog):
+		err = &InputError{Field: "WithPrepared", Index: -1,
+			Message: "the PreparedCatalog was prepared from another catalog than the one Solve is given"}
+	}
+	return c, err
 }
 
 // policyFor returns the policy of one kind of preference.

@@ -126,6 +126,9 @@ func (s *solver) place(pp *pending) bool {
 		pp.failure = c.invalid
 		return false
 	}
+	if s.cfg.karpenterRelaxation && len(c.alts) > 1 {
+		return s.placeKarpenterOrder(pp)
+	}
 	level := 0
 	for {
 		allowNew := level >= c.nWhile
@@ -151,6 +154,28 @@ func (s *solver) place(pp *pending) bool {
 		}
 		level++
 	}
+}
+
+// placeKarpenterOrder places pp in the order Karpenter relaxes a pod with
+// several required node-affinity terms: each term with every preference
+// kept, the first terms dropped one by one, and only the last term with
+// its preferences relaxed in turn (Karpenter never returns to a dropped
+// term, whatever the preferences it relaxes later).
+func (s *solver) placeKarpenterOrder(pp *pending) bool {
+	c := pp.cls
+	last := len(c.alts) - 1
+	for alt := range c.alts {
+		for level := 0; ; level++ {
+			if a, ok := s.newAttempt(c, alt, level, level >= c.nWhile); ok && s.tryPlace(pp, a) {
+				pp.relaxed = c.relaxedAt(level)
+				return true
+			}
+			if alt < last || level >= len(c.steps) {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // tryPlace places the pod: on an existing node when one takes it, else on
@@ -524,6 +549,11 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 			t, pos, price = o.t, o.pos, o.price
 		}
 	}
+	if s.cfg.packLargest && p.bounded() && !s.hasReservations {
+		if o, ok := s.largestWithin(c, p, id); ok {
+			t, pos, price = o.t, o.pos, o.price
+		}
+	}
 	if _, ok := s.chargeFor(p, id, c.requests, t, c.ports, &zero); !ok {
 		return evaluation{}, false
 	}
@@ -698,12 +728,19 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 		if key == requirements.LabelHostname {
 			return 0
 		}
+		if key != "" && value == "" && s.cfg.karpenterRelaxation {
+			return math.Inf(1) // Karpenter launches no NodeClaim into an empty label value
+		}
 		_, ranks := s.reqs.info(id).topoMemos()
 		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
-		r := s.domainPrice(id, append(slices.Clip(pins), requirements.In(key, value)), need)
+		all := slices.Clip(pins)
+		if key != "" {
+			all = append(all, requirements.In(key, value))
+		}
+		r := s.domainPrice(id, all, need)
 		ranks[mk] = r
 		return r
 	}
@@ -778,8 +815,7 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 // typeHasLabels reports whether an instance type's labels meet every pin.
 func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bool {
 	for _, pin := range pins {
-		v, ok := labels[pin.Key()]
-		if !ok || !pin.Has(v) {
+		if v, ok := labels[pin.Key()]; !ok && !pin.AllowsAbsent() || ok && !pin.Has(v) {
 			return false
 		}
 	}
@@ -799,6 +835,15 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 		}
 	}
 	capT, _ := s.chargeFor(cl.pool, ev.reqID, ev.need, ev.typ, append(slices.Clip(cl.ports), c.ports...), &cl.charged)
+	if s.cfg.karpenterRelaxation && cl.pool.limited {
+		// Karpenter charges a NodeClaim the largest of its options (within
+		// the limits) while it schedules; the plan refits them after.
+		if ev.claim == nil {
+			capT = capT.Max(s.largestOption(cl.pool, ev.reqID, ev.need))
+		} else {
+			capT = capT.Max(cl.charged)
+		}
+	}
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -26,6 +28,10 @@ import (
 //   - when pods are left unplaced and a bounded NodePool's claims hold
 //     capacity no pod uses, a plan that fills claims first and sizes new
 //     ones for the limits (limitsize.go);
+//   - when pods are left unplaced that a NodePool with limits could take, a
+//     plan that opens its claims on the largest type within the limits and
+//     refits them once every pod was queued (Karpenter's packing, which
+//     spends less of the limits on the room small nodes leave);
 //   - when pods are left unplaced although a NodePool or node could take
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
@@ -66,10 +72,17 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		return best, err
 	}
 	more = more[:0]
+	// The plans for limits start from nodeplan's own config: Karpenter's
+	// charging of NodeClaims (karpenterRelaxation) spends limits faster.
 	if best.fillMayHelp() {
-		fill := best.cfg
+		fill := s.cfg
 		fill.fillBounded = true
 		more = append(more, fill)
+	}
+	if best.limitsLeftPods() && len(best.pending) <= alternativeMaxPods {
+		pack := s.cfg
+		pack.packLargest, pack.fillBounded = true, true
+		more = append(more, pack)
 	}
 	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
 		first := best.cfg
@@ -112,6 +125,12 @@ const alternativeMaxPods = 20000
 // could break.
 func (s *solver) plan() {
 	s.run()
+	if s.cfg.packLargest || s.cfg.karpenterRelaxation {
+		for _, cl := range s.liveClaims() {
+			s.recharge(cl)
+			s.refit(cl)
+		}
+	}
 	s.improve()
 	if s.retryUnplaced() {
 		s.improve() // what the retry placed may share room with the rest
@@ -172,8 +191,8 @@ func (s *solver) relaxesPreferences() bool {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || selfZoneAntiAffinity(c) {
-			return true
+		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
+			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}
 		for _, st := range c.steps {
@@ -187,12 +206,42 @@ func (s *solver) relaxesPreferences() bool {
 	return false
 }
 
-// unplacedNames lists the pods left unplaced.
+// limitsLeftPods reports whether a pod left unplaced could go to a
+// NodePool with limits.
+func (s *solver) limitsLeftPods() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil || c.placedN == len(c.pods) {
+			continue
+		}
+		for _, p := range s.pools {
+			if p.bounded() && s.poolTolerated(c, p, len(c.steps)) && s.classFitsPool(c, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unplacedNames lists the pods left unplaced and the pods their pod affinity selects.
 func (s *solver) unplacedNames() map[string]bool {
 	out := map[string]bool{}
+	var follow []*class
 	for _, pp := range s.pending {
 		if pp.claim == nil && pp.node == nil {
 			out[pp.name] = true
+			if len(pp.cls.targets) > 0 && !slices.Contains(follow, pp.cls) {
+				follow = append(follow, pp.cls)
+			}
+		}
+	}
+	// The pods an unplaced pod's affinity selects go first too (the queue
+	// keeps a pod right after its targets): placed among the rest, their
+	// nodes filled up before the pods that must join them came.
+	for _, c := range follow {
+		for _, t := range c.targets {
+			for _, pp := range t.pods {
+				out[pp.name] = true
+			}
 		}
 	}
 	return out
@@ -274,16 +323,50 @@ func stricterPolicies(cfg config) []config {
 }
 
 // retryUnplaced places again, in queue order, the pods the first pass left
-// unplaced: improving the plan frees room and limits they may now use. It
-// reports whether it placed any.
+// unplaced: improving the plan frees room and limits they may now use, and
+// a pod that must join one of its pod-affinity targets may have one moved to
+// a node of its own (placeBeside). It reports whether it placed any.
 func (s *solver) retryUnplaced() bool {
 	placed := false
 	for _, pp := range s.queue() {
-		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && s.place(pp) {
+		if pp.claim == nil && pp.node == nil && pp.cls.invalid == nil && (s.place(pp) || s.placeBeside(pp)) {
 			placed = true
 		}
 	}
 	return placed
+}
+
+// anyLimited reports whether a NodePool has resource limits.
+func (s *solver) anyLimited() bool {
+	return slices.ContainsFunc(s.pools, func(p *pool) bool { return p.limited })
+}
+
+// softSpreadOnEmptyValue reports whether the class has a ScheduleAnyway
+// spread (honoured under Respect) on a key some instance type labels with
+// an empty value: a domain Karpenter counts but cannot launch a NodeClaim
+// into, so where nodeplan honours the spread there, Karpenter relaxes it.
+func (s *solver) softSpreadOnEmptyValue(c *class) bool {
+	for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway && s.idx.IsLabelKey(tsc.TopologyKey) && slices.Contains(s.idx.LabelValues(tsc.TopologyKey, s.idx.All()), "") {
+			return true
+		}
+	}
+	return false
+}
+
+// otherAntiAffinity reports whether the class prefers to be apart from
+// pods that are not its replicas: Karpenter checks that against the pods
+// placed before it (it queues by size), nodeplan against those it placed
+// first, so the two orders honour it differently.
+func otherAntiAffinity(c *class) bool {
+	a := c.sample.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return false
+	}
+	return slices.ContainsFunc(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, func(w corev1.WeightedPodAffinityTerm) bool {
+		sel, err := metav1.LabelSelectorAsSelector(w.PodAffinityTerm.LabelSelector)
+		return err == nil && w.PodAffinityTerm.LabelSelector != nil && !sel.Matches(labels.Set(c.labels))
+	})
 }
 
 // selfZoneAntiAffinity reports whether the class prefers its replicas apart

@@ -12,6 +12,9 @@ type slackIndex struct {
 	cells [slackLevels][slackLevels][]*claim
 	// used[c] has bit m set when cells[c][m] is not empty.
 	used [slackLevels]uint64
+	// gen counts the changes to the index (a claim's room, or a claim
+	// joining or leaving): what a search learnt holds while it stays.
+	gen uint64
 }
 
 const slackLevels = 33
@@ -30,6 +33,7 @@ func slackLevel(x int64) int {
 // place puts cl in the cell of its current room (or takes it out when it is
 // dropped or empty).
 func (ix *slackIndex) place(s *solver, cl *claim) {
+	ix.gen++
 	if cl.slackIn {
 		cell := &ix.cells[cl.slackCPU][cl.slackMem]
 		last := len(*cell) - 1

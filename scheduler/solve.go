@@ -41,7 +41,7 @@ type solver struct {
 	// hasReservations is set when some offering is a capacity reservation.
 	// Then claims hold reservations while they are planned: resHeld counts
 	// the claims whose cheapest offering is in each reservation, resCap is
-	// its capacity, and resVersion changes whenever a reservation fills up
+	// its capacity (the PreparedCatalog's, shared: read only), and resVersion changes whenever a reservation fills up
 	// or frees a place (memos keyed on it).
 	hasReservations bool
 	resCap          map[string]int
@@ -49,7 +49,9 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
-	widenKeys       []string // keys a claim keeps when it widens (keptOnWiden)
+	widenKeys       []string             // keys a claim keeps when it widens (keptOnWiden)
+	frozen          *claim               // a claim detach leaves alone: undoInto restores it
+	noRoom          map[noRoomKey]noRoom // roomFor's searches that found nothing
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -62,8 +64,8 @@ type solver struct {
 // Inputs are never modified or retained. The same inputs give the same
 // Result, whatever the order of pods and NodePools.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...Option) (Result, error) {
-	// 1. Options, resolved and checked once.
-	cfg, err := resolve(opts)
+	// 1. Options, resolved and checked once; the catalog prepared once.
+	cfg, err := resolveFor(catalog, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -93,7 +95,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	}
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
-	ignore.karpenterRelaxation, ignore.fillBounded, ignore.first = false, false, nil
+	ignore.karpenterRelaxation, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, nil
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
@@ -116,29 +118,18 @@ func (s *solver) hasPreferences() bool {
 	return false
 }
 
+// newSolver prepares one plan of a solve: the catalog as cfg.prepared has
+// it, the NodePools, existing nodes, pending pods (as classes), topology,
+// and each class's preferences. Its errors are invalid input.
 func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
-	var err error
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
 	}
-	if s.dims, err = binpack.NewDims(binpack.ResourceNames(catalog)...); err != nil {
-		return nil, err
-	}
-	s.idx = binpack.NewIndex(catalog, s.dims)
-	s.resCap, s.resHeld = map[string]int{}, map[string]int{}
-	for _, it := range catalog.Types() {
-		for _, o := range it.Offerings {
-			if o.ReservationID == "" {
-				continue
-			}
-			s.hasReservations = true
-			if c, ok := s.resCap[o.ReservationID]; !ok || o.ReservationCapacity < c {
-				s.resCap[o.ReservationID] = o.ReservationCapacity
-			}
-		}
-	}
+	s.dims, s.idx = cfg.prepared.dims, binpack.NewIndex(cfg.prepared.tables)
+	s.resCap, s.resHeld = cfg.prepared.reservations, map[string]int{}
+	s.hasReservations = len(s.resCap) > 0
 	s.reqs = newReqTable(s)
 	s.seed = seedOf(pods, nodePools)
 	if cfg.seed != nil {
@@ -155,8 +146,27 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err != nil {
 		return nil, err
 	}
-	// Pods in a canonical order (namespace/name), with the pods of nodes
-	// being deleted, which need a new home too.
+	sorted, err := sortedPods(pods, resched)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.prepareClasses(sorted); err != nil {
+		return nil, err
+	}
+	s.registerTopology(existingPods)
+	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
+	for _, c := range s.classes {
+		if c.invalid == nil {
+			s.derivePreferences(c)
+		}
+	}
+	return s, nil
+}
+
+// sortedPods returns the pending pods in a canonical order (namespace/name),
+// with the pods of nodes being deleted (resched), which need a new home
+// too. A nil pod or a name given twice is an *InputError.
+func sortedPods(pods, resched []*corev1.Pod) ([]*corev1.Pod, error) {
 	sorted := append(slices.Clone(pods), resched...)
 	for i, p := range sorted {
 		if p == nil {
@@ -169,9 +179,13 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 			return nil, &InputError{Field: "pods", Index: -1, Message: "pod " + podName(sorted[i]) + " is given twice"}
 		}
 	}
-	if err := s.prepareClasses(sorted); err != nil {
-		return nil, err
-	}
+	return sorted, nil
+}
+
+// registerTopology builds the topology tracker over the pools, existing
+// nodes and their pods, and registers each class with it; a class whose
+// topology terms topology refuses is invalid.
+func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	s.topo = topology.New(s.schema, s.sources(), s.namespaceLabels(), existingPods)
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
@@ -189,13 +203,6 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		specs[i], tps[i] = c.topoSpec, c.topo
 	}
 	s.topo.Finish(tps, specs)
-	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
-	for _, c := range s.classes {
-		if c.invalid == nil {
-			s.derivePreferences(c)
-		}
-	}
-	return s, nil
 }
 
 // sources describes, for topology, where domains come from.
@@ -357,32 +364,48 @@ func (s *solver) run() {
 func (s *solver) queue() []*pending {
 	sorted := slices.Clone(s.pending)
 	w := s.limitWeights()
-	slices.SortStableFunc(sorted, func(a, b *pending) int {
-		if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
-			if fa {
-				return -1
-			}
-			return 1
-		} else if fa {
-			return smallerFirst(a, b) // the most of them fit smallest first
+	slices.SortStableFunc(sorted, func(a, b *pending) int { return s.queueOrder(a, b, w) })
+	return afterTargets(sorted, len(s.classes))
+}
+
+// queueOrder compares two pending pods for the queue before affinity moves
+// them (w: limitWeights): the pods the config names first, smallest first;
+// isolated pods (but in the plan that fills bounded NodePools, where a node
+// of its own spends the limits fastest, and in the plan that relaxes
+// preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
+// NodePools, the smallest share of a limit first, else largest first.
+func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
+	if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
+		if fa {
+			return -1
 		}
-		if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib {
-			if ia {
-				return -1
-			}
-			return 1
+		return 1
+	} else if fa {
+		return smallerFirst(a, b) // the most of them fit smallest first
+	}
+	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.karpenterRelaxation {
+		if ia {
+			return -1
 		}
-		if s.cfg.fillBounded {
-			// Limits bind: the most pods fit smallest first, measured in
-			// the resources the limits count.
-			if c := cmp.Compare(limitShare(a, w), limitShare(b, w)); c != 0 {
-				return c
-			}
-			return smallerFirst(a, b)
+		return 1
+	}
+	if s.cfg.fillBounded {
+		// Limits bind: the most pods fit smallest first, measured in
+		// the resources the limits count.
+		if c := cmp.Compare(limitShare(a, w), limitShare(b, w)); c != 0 {
+			return c
 		}
-		return largerFirst(a, b)
-	})
-	left := make(map[*class]int, len(s.classes))
+		return smallerFirst(a, b)
+	}
+	return largerFirst(a, b)
+}
+
+// afterTargets reorders sorted so that a pod whose pod affinity selects
+// other pending pods (its class's targets) comes right after the last of
+// them; pods in a cycle of affinity stay last, in sorted order. classes is
+// a capacity hint.
+func afterTargets(sorted []*pending, classes int) []*pending {
+	left := make(map[*class]int, classes)
 	for _, pp := range sorted {
 		left[pp.cls]++
 	}
@@ -399,8 +422,7 @@ func (s *solver) queue() []*pending {
 		}
 		// The class is all queued: release the waiting pods it was the last
 		// target of, in their order.
-		var still []*pending
-		var now []*pending
+		var still, now []*pending
 		for _, w := range waiting {
 			if ready(w.cls) {
 				now = append(now, w)
@@ -424,13 +446,28 @@ func (s *solver) queue() []*pending {
 }
 
 // limitWeights weighs each resource that a NodePool's limits count by the
-// inverse of what the tightest such limit has left (zero elsewhere).
+// inverse of what the tightest such limit has left (zero elsewhere); a limit
+// on nodes counts cpu, memory and pods by the inverse of what its nodes left
+// could hold at most (the largest type, times the nodes).
 func (s *solver) limitWeights() binpack.Vec {
 	var w [binpack.MaxDims]float64
 	for _, p := range s.pools {
 		for _, d := range p.limitDims {
 			if r := p.remaining[d]; r > 0 {
 				w[d] = max(w[d], 1/float64(r))
+			}
+		}
+		if p.nodesLeft > 0 {
+			// A limit on nodes spends, per pod, its share of the largest node.
+			var most binpack.Vec
+			p.types.Each(func(t int) bool {
+				most = most.Max(p.usable[t])
+				return true
+			})
+			for d := range podsDim + 1 {
+				if most[d] > 0 {
+					w[d] = max(w[d], 1/(float64(most[d])*float64(p.nodesLeft)))
+				}
 			}
 		}
 	}

@@ -300,7 +300,8 @@ func (v *Violation) Message() string {
 }
 
 // Ranker breaks ties between domains a host could be pinned to: lower is
-// better. It may be nil.
+// better (+Inf: no instance type the pod fits is left). It may be nil. With
+// an empty key it ranks the pins alone.
 // pins are the domains already chosen for the host's other keys in the same
 // check, so that a price can take them together (a capacity type chosen
 // first leaves only the zones that offer it).
@@ -354,11 +355,15 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			return nil, v
 		}
 		if !single {
-			pins = append(pins, requirements.In(key, ks.values[t.choose(p, active, ks, cands, pins, rank)]))
+			d, ok := t.choose(p, active, ks, cands, pins, rank)
+			if !ok {
+				return nil, t.noTypeIn(p, active, ks, cands)
+			}
+			pins = append(pins, requirements.In(key, ks.values[d]))
 		}
 	}
 	if h.Node == nil && scope != HostnameOnly {
-		pins = t.filterPins(p, h, pins)
+		pins = t.filterPins(p, h, pins, rank)
 	}
 	return pins, nil
 }
@@ -372,27 +377,56 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // carriers' kind of node should not be forced onto one), else into the
 // first alternative it can meet, so that it is counted, as placing the pod
 // assumes.
-func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) []requirements.Requirement {
+func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
-		if g.kind != Spread || len(g.filterReqs) == 0 || decided(reqs, g.filterReqs) {
+		if g.kind != Spread || len(g.filterReqs) == 0 {
 			continue
 		}
-		if out, ok := excludeAll(reqs, g.filterReqs); ok {
+		cl := claimLabels{reqs: reqs, doms: h.Domains}
+		var alts []requirements.Requirements
+		for _, alt := range g.filterReqs {
+			// An alternative the claim's types cannot meet is pinned out on
+			// the key that says so (it costs nothing), so that every check
+			// reading the claim's requirements agrees.
+			if out, ok := cl.cannotMeet(alt); ok {
+				if _, empty := reqs.Add(out).Empty(); !empty {
+					pins = append(pins, out)
+					reqs = reqs.Add(out)
+					cl.reqs = reqs
+					continue
+				}
+			}
+			alts = append(alts, alt)
+		}
+		if len(alts) == 0 || decided(reqs, alts) {
+			continue
+		}
+		// A price for the claim under extra pins (+Inf when no type the pod
+		// fits is left), 0 without a ranker.
+		price := func(extra ...requirements.Requirement) float64 {
+			if rank == nil {
+				return 0
+			}
+			return rank(append(slices.Clip(pins), extra...), "", "")
+		}
+		if out, ok := excludeAll(cl, alts, price); ok {
 			pins = append(pins, out...)
 			reqs = reqs.Add(out...)
 			continue
 		}
-		for _, alt := range g.filterReqs {
+		for _, alt := range alts {
 			if reqs.Compatible(alt, t.schema) != nil {
 				continue
 			}
 			if _, empty := reqs.Intersect(alt).Empty(); empty {
 				continue
 			}
-			for r := range alt.All() {
-				pins = append(pins, r)
+			into := slices.Collect(alt.All())
+			if math.IsInf(price(into...), 1) {
+				continue
 			}
+			pins = append(pins, into...)
 			reqs = reqs.Intersect(alt)
 			break
 		}
@@ -400,36 +434,95 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement) [
 	return pins
 }
 
-// excludeAll returns requirements that keep reqs out of every alternative,
-// one key each (In v → NotIn v, Exists → DoesNotExist), when reqs can meet
-// them all.
-func excludeAll(reqs requirements.Requirements, alts []requirements.Requirements) ([]requirements.Requirement, bool) {
+// claimLabels is what a NodeClaim's labels may be: its requirements and,
+// when known, the values its instance types and offerings leave for a key.
+type claimLabels struct {
+	reqs requirements.Requirements
+	doms DomainLister
+}
+
+// values returns the values the claim may take for key, and whether they
+// are known: listed by its instance types, or none for a key neither its
+// types nor its requirements give it (a custom label the NodePool does not
+// declare and no type carries: the node will not have it).
+func (c claimLabels) values(key string) ([]string, bool) {
+	if c.doms == nil {
+		return nil, false
+	}
+	vs := c.doms.DomainValues(key)
+	if len(vs) == 0 && !c.reqs.Get(key).IsAny() {
+		return nil, false
+	}
+	return vs, true
+}
+
+// cannotMeet returns, when the claim's node cannot meet alt (a key of alt
+// asks for values the claim cannot take), the requirement that says so.
+func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Requirement, bool) {
+	for r := range alt.All() {
+		if !r.IsFinite() || len(r.Values()) == 0 {
+			continue
+		}
+		if vs, ok := c.values(r.Key()); ok && !slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(r.Values(), v) }) {
+			return requirements.NotIn(r.Key(), r.Values()...), true
+		}
+	}
+	return requirements.Requirement{}, false
+}
+
+// excludeAll returns requirements that keep the claim out of every
+// alternative, one key each (In v → NotIn v, Exists → DoesNotExist,
+// DoesNotExist → Exists), when it can stay out of them all. Of the keys of
+// one alternative it takes one the claim already meets if there is one (a
+// claim is always in a zone, so "zone DoesNotExist" excludes itself), else
+// the one that leaves the cheapest node for the pod (price; +Inf when none
+// is left).
+func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64) ([]requirements.Requirement, bool) {
 	var out []requirements.Requirement
 	for _, alt := range alts {
-		found := false
+		base := cl.reqs.Add(out...)
+		var pick requirements.Requirement
+		found, best := false, math.Inf(1)
 		for r := range alt.All() {
-			var ex requirements.Requirement
-			switch r.Operator() {
-			case requirements.OpIn:
-				ex = requirements.NotIn(r.Key(), r.Values()...)
-			case requirements.OpExists:
-				if !r.RequiresPresent() {
-					continue // no constraint on the key: nothing to stay out of
-				}
-				ex = requirements.DoesNotExist(r.Key())
-			default:
+			ex, ok := exclusion(r)
+			if !ok {
 				continue
 			}
-			if _, empty := reqs.Add(append(out, ex)...).Empty(); !empty {
-				out, found = append(out, ex), true
+			both := base.Add(ex)
+			if both.Equal(base) {
+				pick, found = ex, true
 				break
+			}
+			if _, empty := both.Empty(); empty {
+				continue
+			}
+			if pr := price(append(slices.Clip(out), ex)...); pr < best {
+				pick, found, best = ex, true, pr
 			}
 		}
 		if !found {
 			return nil, false
 		}
+		out = append(out, pick)
 	}
 	return out, true
+}
+
+// exclusion returns the requirement no node meeting r meets, when one
+// requirement can say it.
+func exclusion(r requirements.Requirement) (requirements.Requirement, bool) {
+	_, hasLo, _, hasHi := r.Bounds()
+	switch {
+	case hasLo || hasHi:
+		return requirements.Requirement{}, false
+	case r.IsFinite() && len(r.Values()) > 0:
+		return requirements.NotIn(r.Key(), r.Values()...), true
+	case r.IsFinite() && !r.RequiresPresent():
+		return requirements.Exists(r.Key()), true
+	case !r.IsFinite() && r.RequiresPresent() && len(r.Values()) == 0:
+		return requirements.DoesNotExist(r.Key()), true
+	}
+	return requirements.Requirement{}, false
 }
 
 // decided reports whether every node meeting reqs meets one of the
@@ -579,6 +672,20 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 	return cands, nil
 }
 
+// noTypeIn is the violation when no domain the pod's rules allow on a key
+// has an instance type that holds it (the ranker's +Inf everywhere): its
+// kind is that of the pod's first enforced term on the key.
+func (t *Tracker) noTypeIn(p *Pod, active Active, ks *keyState, cands []int32) *Violation {
+	kind := Spread
+	for i := range p.Terms {
+		if term := &p.Terms[i]; term.Key == ks.key && (term.Required || active(i)) {
+			kind = term.Kind
+			break
+		}
+	}
+	return &Violation{Kind: kind, Key: ks.key, why: fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, cands))}
+}
+
 // narrow keeps, in place, the domains f allows; the domains it had are kept
 // in t.before for a message.
 func (t *Tracker) narrow(cands []int32, f func(int32) bool) []int32 {
@@ -664,7 +771,7 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 // relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
-func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) int32 {
+func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (int32, bool) {
 	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
 	for _, d := range cands {
 		var load int64
@@ -691,7 +798,7 @@ func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pin
 			best, bestLoad, bestRank, bestOK = d, load, r, ok
 		}
 	}
-	return best
+	return best, bestOK
 }
 
 // Record counts a placement: the pod went to host, whose requirements now
@@ -715,9 +822,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 		if d, ok := t.domainOf(g.ks, h); ok {
 			if add {
 				g.add(d)
-			} else {
-				g.remove(d)
+			} else if !g.remove(d) {
+				continue
 			}
+			t.tally(g, d, false, add)
 		}
 	}
 	for i := range p.Terms {
@@ -728,9 +836,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 		if d, ok := t.domainOf(term.g.ks, h); ok {
 			if add {
 				term.g.addOwner(d)
-			} else {
-				term.g.removeOwner(d)
+			} else if !term.g.removeOwner(d) {
+				continue
 			}
+			t.tally(term.g, d, true, add)
 		}
 	}
 }

@@ -101,6 +101,43 @@ type Tracker struct {
 	scratch    []int32
 	before     []int32
 	viol       Violation
+	// domains sums a hash of (group, domain) over every recorded count
+	// and owner outside hostname domains (DomainSum).
+	domains uint64
+}
+
+// DomainSum changes whenever a pod is counted in, or left out of, a
+// domain other than a hostname: it sums a hash of (group, domain, count or
+// owner) over every count, so a move that takes a pod out of a zone and
+// back into it, or from one host to another of the same zones, leaves it
+// as it was. A caller keys what it learnt about placements on it (a search
+// that found no room stays fruitless while the zones count the same pods).
+func (t *Tracker) DomainSum() uint64 { return t.domains }
+
+// domainHash mixes a group's index, a domain and whether it counts an
+// owner (splitmix64's finaliser).
+func domainHash(g *group, d int32, owner bool) uint64 {
+	x := uint64(g.seq)<<33 ^ uint64(uint32(d))<<1
+	if owner {
+		x |= 1
+	}
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// tally adds (or takes away) one count of g in d to DomainSum, unless d is
+// a hostname.
+func (t *Tracker) tally(g *group, d int32, owner, add bool) {
+	if g.ks.key == requirements.LabelHostname {
+		return
+	}
+	if h := domainHash(g, d, owner); add {
+		t.domains += h
+	} else {
+		t.domains -= h
+	}
 }
 
 type keyState struct {
@@ -136,6 +173,7 @@ func New(schema requirements.Schema, sources []Source, namespaces map[string]map
 			}
 			if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 				g.addOwner(d)
+				t.tally(g, d, true, true)
 			}
 		}
 	}
@@ -198,6 +236,7 @@ func (t *Tracker) nodeDomain(ks *keyState, n *Node) (int32, bool) {
 // namespaces, and per-domain counts of matching pods and of owners.
 type group struct {
 	id       string
+	seq      int // index in Tracker.groups
 	kind     Kind
 	ks       *keyState
 	selector labels.Selector
@@ -339,7 +378,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 	g := &group{
 		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: sel.String(), ns: ns,
 		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
-		honorTaints: o.honorTaints, tolerations: o.tolerations,
+		honorTaints: o.honorTaints, tolerations: o.tolerations, seq: len(t.groups),
 	}
 	t.groupIdx[g.id] = g
 	t.groups = append(t.groups, g)
@@ -353,6 +392,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 		}
 		if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 			g.add(d)
+			t.tally(g, d, false, true)
 		}
 	}
 	return g, nil
@@ -424,20 +464,24 @@ func sortedDomains(ks *keyState, ds []int32) []int32 {
 	return out
 }
 
-func (g *group) remove(d int32) {
+// remove takes one pod out of d's count and reports whether there was one.
+func (g *group) remove(d int32) bool {
 	if int(d) >= len(g.count) || g.count[d] == 0 {
-		return
+		return false
 	}
 	g.count[d]--
 	if g.count[d] == 0 {
 		g.nonzero--
 	}
+	return true
 }
 
-func (g *group) removeOwner(d int32) {
+// removeOwner takes one owner out of d and reports whether there was one.
+func (g *group) removeOwner(d int32) bool {
 	if int(d) >= len(g.owners) || g.owners[d] == 0 {
-		return
+		return false
 	}
 	g.owners[d]--
 	g.ownersTotal--
+	return true
 }

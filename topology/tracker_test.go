@@ -1256,3 +1256,43 @@ func TestCheckPinsEveryOpenKey(t *testing.T) {
 		})
 	}
 }
+
+// DomainSum changes when a pod is counted in another zone, and comes back
+// when the counts do; moving a pod between hosts of one zone leaves it.
+func TestDomainSum(t *testing.T) {
+	t.Parallel()
+	tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+	pods := register(t, tr,
+		specOf(testutil.Pod("web").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj()),
+		specOf(testutil.Pod("db").Label("app", "db").Spread(hostKey, 1, corev1.DoNotSchedule, map[string]string{"app": "db"}).Obj()))
+	p, db := pods[0], pods[1]
+	start := tr.DomainSum()
+	tr.Record(p, allTerms, zonalClaim("c1", zoneA))
+	inA := tr.DomainSum()
+	if inA == start {
+		t.Fatal("counting a pod in a zone left DomainSum as it was")
+	}
+	tr.Unrecord(p, allTerms, zonalClaim("c1", zoneA))
+	tr.Record(p, allTerms, zonalClaim("c2", zoneA))
+	if got := tr.DomainSum(); got != inA {
+		t.Errorf("a move between hosts of one zone changed DomainSum: %x, want %x", got, inA)
+	}
+	tr.Unrecord(p, allTerms, zonalClaim("c2", zoneA))
+	tr.Record(p, allTerms, zonalClaim("c3", zoneB))
+	if got := tr.DomainSum(); got == inA || got == start {
+		t.Errorf("a move to another zone left DomainSum %x (in zone a %x, empty %x)", got, inA, start)
+	}
+	tr.Unrecord(p, allTerms, zonalClaim("c3", zoneB))
+	if got := tr.DomainSum(); got != start {
+		t.Errorf("DomainSum after every pod left: %x, want %x", got, start)
+	}
+	before := tr.DomainSum()
+	tr.Record(db, allTerms, zonalClaim("c4", zoneA))
+	if got := tr.DomainSum(); got != before {
+		t.Errorf("a pod counted only on hostnames changed DomainSum: %x, want %x", got, before)
+	}
+	tr.Unrecord(p, allTerms, zonalClaim("c5", zoneA)) // nothing recorded there: no change
+	if got := tr.DomainSum(); got != before {
+		t.Errorf("taking away a count that was never recorded changed DomainSum: %x, want %x", got, before)
+	}
+}

@@ -121,13 +121,14 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitInvalid
 	}
-	if err := scheduler.PrepareCatalog(cat); err != nil { // indexing the catalog is part of loading it
+	prepared, err := scheduler.Prepare(cat) // indexing the catalog is part of loading it
+	if err != nil {
 		printLines(stderr, "error: ", errorLines(err))
 		return exitInvalid
 	}
 	loaded := time.Since(start)
 
-	opts := append(in.Options(),
+	opts := append(in.Options(), scheduler.WithPrepared(prepared),
 		scheduler.WithPreferencePolicy(scheduler.PreferencePolicy(f.preference)),
 		scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(f.minValues)))
 	if f.preferenceCost {

@@ -31,54 +31,13 @@ type workload struct {
 // A DaemonSet is kept as it is (overhead on new nodes); the others become
 // pending pods (see expand).
 func (d *decoder) workload(a at, h head, data []byte) {
-	spec := field.NewPath("spec")
-	var w workload
-	var obj object
-	switch h.kind {
-	case "Deployment":
-		obj = &appsv1.Deployment{}
-	case "ReplicaSet":
-		obj = &appsv1.ReplicaSet{}
-	case "StatefulSet":
-		obj = &appsv1.StatefulSet{}
-	case "Job":
-		obj = &batchv1.Job{}
-	case "DaemonSet":
-		obj = &appsv1.DaemonSet{}
-	}
+	obj := workloadObject(h.kind)
 	if !d.core(a, data, obj, true) {
 		return
 	}
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		w = workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
-			selector: o.Spec.Selector, template: &o.Spec.Template}
-	case *appsv1.ReplicaSet:
-		w = workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
-			selector: o.Spec.Selector, template: &o.Spec.Template}
-	case *appsv1.StatefulSet:
-		w = workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
-			selector: o.Spec.Selector, template: &o.Spec.Template, claims: o.Spec.VolumeClaimTemplates}
-	case *batchv1.Job:
-		w = workload{apiVersion: "batch/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Parallelism, 1), replicasField: spec.Child("parallelism"),
-			selector: o.Spec.Selector, template: &o.Spec.Template}
-		if c := o.Spec.Completions; c != nil && *c < w.replicas {
-			w.replicas, w.replicasField = *c, spec.Child("completions")
-		}
-	case *appsv1.DaemonSet:
-		w = workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, selector: o.Spec.Selector, template: &o.Spec.Template}
-	}
+	w := workloadOf(obj)
 	w.kind = h.kind
-	errs := apicheck.LabelSelector(spec.Child("selector"), w.selector)
-	errs = append(errs, apicheck.Labels(spec.Child("template", "metadata", "labels"), w.template.Labels)...)
-	errs = append(errs, apicheck.PodSpec(spec.Child("template", "spec"), &w.template.Spec)...)
-	switch {
-	case w.replicas < 0:
-		errs = append(errs, field.Invalid(w.replicasField, w.replicas, "must not be negative"))
-	case len(d.in.Pods)+int(w.replicas) > d.maxPods:
-		errs = append(errs, field.Invalid(w.replicasField, w.replicas, fmt.Sprintf("the input may hold at most %d pods", d.maxPods)))
-	}
-	if len(errs) > 0 {
+	if errs := d.checkWorkload(w); len(errs) > 0 {
 		d.failAll(a, errs)
 		return
 	}
@@ -90,6 +49,69 @@ func (d *decoder) workload(a at, h head, data []byte) {
 		return
 	}
 	d.expand(a, w)
+}
+
+// workloadObject returns an empty object of a workload kind (Deployment,
+// ReplicaSet, StatefulSet, Job or DaemonSet) to decode into.
+func workloadObject(kind string) object {
+	switch kind {
+	case "Deployment":
+		return &appsv1.Deployment{}
+	case "ReplicaSet":
+		return &appsv1.ReplicaSet{}
+	case "StatefulSet":
+		return &appsv1.StatefulSet{}
+	case "Job":
+		return &batchv1.Job{}
+	case "DaemonSet":
+		return &appsv1.DaemonSet{}
+	}
+	return nil // not a workload kind: kinds.go routes only the five here
+}
+
+// workloadOf reads what the expansion needs of a decoded workload (all but
+// its kind): a Job runs min(parallelism, completions) pods at once, and a
+// DaemonSet has no replicas.
+func workloadOf(obj object) workload {
+	spec := field.NewPath("spec")
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
+			selector: o.Spec.Selector, template: &o.Spec.Template}
+	case *appsv1.ReplicaSet:
+		return workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
+			selector: o.Spec.Selector, template: &o.Spec.Template}
+	case *appsv1.StatefulSet:
+		return workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Replicas, 1), replicasField: spec.Child("replicas"),
+			selector: o.Spec.Selector, template: &o.Spec.Template, claims: o.Spec.VolumeClaimTemplates}
+	case *batchv1.Job:
+		w := workload{apiVersion: "batch/v1", meta: &o.ObjectMeta, replicas: deref(o.Spec.Parallelism, 1), replicasField: spec.Child("parallelism"),
+			selector: o.Spec.Selector, template: &o.Spec.Template}
+		if c := o.Spec.Completions; c != nil && *c < w.replicas {
+			w.replicas, w.replicasField = *c, spec.Child("completions")
+		}
+		return w
+	case *appsv1.DaemonSet:
+		return workload{apiVersion: "apps/v1", meta: &o.ObjectMeta, selector: o.Spec.Selector, template: &o.Spec.Template}
+	}
+	return workload{}
+}
+
+// checkWorkload validates a workload as the API server would (selector,
+// template labels, pod spec, replicas not negative), and that its pods
+// stay within the input's maximum.
+func (d *decoder) checkWorkload(w workload) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := apicheck.LabelSelector(spec.Child("selector"), w.selector)
+	errs = append(errs, apicheck.Labels(spec.Child("template", "metadata", "labels"), w.template.Labels)...)
+	errs = append(errs, apicheck.PodSpec(spec.Child("template", "spec"), &w.template.Spec)...)
+	switch {
+	case w.replicas < 0:
+		errs = append(errs, field.Invalid(w.replicasField, w.replicas, "must not be negative"))
+	case len(d.in.Pods)+int(w.replicas) > d.maxPods:
+		errs = append(errs, field.Invalid(w.replicasField, w.replicas, fmt.Sprintf("the input may hold at most %d pods", d.maxPods)))
+	}
+	return errs
 }
 
 // expand adds the pods a workload's controller would create: pending pods
