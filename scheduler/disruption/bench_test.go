@@ -21,7 +21,7 @@ func BenchmarkConsolidate(b *testing.B) {
 	for _, nodes := range []int{100, 1000, 5000} {
 		for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
 			b.Run(fmt.Sprintf("%s/nodes=%d", search, nodes), func(b *testing.B) {
-				if nodes > 1000 && testing.Short() {
+				if nodes > 100 && testing.Short() {
 					b.Skip("5,000 nodes take minutes to generate and plan: not in -short runs (CI's smoke run)")
 				}
 				benchConsolidate(b, nodes, search)
