@@ -22,7 +22,7 @@ func BenchmarkConsolidate(b *testing.B) {
 		for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
 			b.Run(fmt.Sprintf("%s/nodes=%d", search, nodes), func(b *testing.B) {
 				if nodes > 100 && testing.Short() {
-					b.Skip("5,000 nodes take minutes to generate and plan: not in -short runs (CI's smoke run)")
+					b.Skip("1,000 nodes and more take minutes to plan: not in -short runs (CI's smoke run)")
 				}
 				benchConsolidate(b, nodes, search)
 			})
