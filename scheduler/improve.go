@@ -19,7 +19,8 @@ import (
 //     first, and the claim is refitted to the cheapest instance type that
 //     still holds what is left.
 //
-// A move takes a pod to a claim of the same NodePool, in the same domain of
+// A move takes a pod to a claim of its NodePool or of another it tolerates
+// (kube-scheduler sees only nodes), in the same domain of
 // every topology key the pod matters to except hostname (so zone, capacity
 // type and custom-key counts never change), where its requirements hold and
 // the hostname rules (anti-affinity, spread) are checked again; pods that
@@ -236,8 +237,8 @@ const (
 	moveVisitedEdge = 64
 )
 
-// moveOut moves pp from its claim to the claim of the same pool that holds it
-// at no extra price and is left fullest, and returns that claim (nil when
+// moveOut moves pp from its claim to the claim (of src's pool first, then of
+// any other pool it tolerates) that holds it at no extra price and is left fullest, and returns that claim (nil when
 // none can).
 func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	src := pp.claim
@@ -283,13 +284,13 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	return dst
 }
 
-// roomFor finds the claim of src's pool, other than src, that takes the
-// attempt's pod at no extra price and is left the fullest.
+// roomFor finds the claim, other than src, that takes the attempt's pod at
+// no extra price and is left the fullest, in src's pool first.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
 	c := a.c
 	var best evaluation
 	found, seen, examined := false, 0, 0
-	for _, b := range src.pool.buckets {
+	for _, b := range s.moveBuckets(c, src.pool, a.level) {
 		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
 			continue
 		}
@@ -358,6 +359,24 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 		}
 	}
 	return best, found
+}
+
+// moveBuckets lists the buckets a move of a pod of class c out of a claim
+// of pool from may go to: from's first, then those of every other NodePool
+// whose taints the pod tolerates at this level, in weight order. A planned
+// claim of any pool is a node like another to kube-scheduler, and the pod's
+// requirements, pinned to its domains, are checked against the bucket's.
+func (s *solver) moveBuckets(c *class, from *pool, level int) []*bucket {
+	if len(s.pools) == 1 {
+		return from.buckets
+	}
+	out := slices.Clip(from.buckets)
+	for _, p := range s.pools {
+		if p != from && s.poolTolerated(c, p, level) {
+			out = append(out, p.buckets...)
+		}
+	}
+	return out
 }
 
 // noRoom records that a search of a bucket found no room for a pod: while
