@@ -184,16 +184,27 @@ func (s *solver) shrink(cl *claim, budget *int) {
 	}
 }
 
-// atSmallest reports whether no type of cl's NodePool that holds one of
-// its pods costs less than cl's.
+// atSmallest reports whether, for every pod of cl, no type of cl's
+// NodePool that holds that pod alone costs less than cl's: then whatever
+// pod stays keeps the price. (The pod smallest by one measure is not
+// enough: a pod light on cpu may need the most memory.)
 func (s *solver) atSmallest(cl *claim) bool {
 	if s.hasReservations || len(cl.pods) == 0 {
 		return false
 	}
-	small := slices.MinFunc(cl.pods, smallerFirst)
-	charged := cl.charged
-	_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, small.cls.requests, &charged, 0, math.Inf(1), cl)
-	return ok && price >= cl.price-priceEps
+	var seen []*class
+	for _, pp := range cl.pods {
+		if slices.Contains(seen, pp.cls) {
+			continue
+		}
+		seen = append(seen, pp.cls)
+		charged := cl.charged
+		_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, pp.cls.requests, &charged, 0, math.Inf(1), cl)
+		if !ok || price < cl.price-priceEps {
+			return false
+		}
+	}
+	return true
 }
 
 func bySizeDesc(pods []*pending) []*pending {
