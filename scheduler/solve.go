@@ -95,7 +95,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	}
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
-	ignore.karpenterRelaxation, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, nil
+	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
