@@ -54,11 +54,13 @@ func (s *solver) improveWith(b *int) {
 	// the existing-node pass, and one more round when they saved something:
 	// a merge is strictly cheaper, but the larger, narrower claims it leaves
 	// give the other moves less to work with, so merging last can only
-	// lower the price the rounds reached.
+	// lower the price the rounds reached. Claims are drained under the
+	// pods' other node-affinity terms after that.
 	s.improveRounds(&budget)
 	before := s.totalPrice()
 	s.mergeRound(s.byPods(), &budget)
 	s.toExisting(&budget)
+	s.drainOtherTerms(&budget)
 	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
 	}
@@ -146,6 +148,25 @@ func (s *solver) liveClaims() []*claim {
 // isolated pod (one per node among its group) is left alone: such a pod
 // rarely finds a node without its peers.
 func (s *solver) drain(cl *claim, budget *int) {
+	s.drainWith(cl, false, budget)
+}
+
+// drainOtherTerms drains, last, the claims holding a pod with more than
+// one required node-affinity term, letting each pod move under any of its
+// terms: done earlier, such moves steer the rounds into other (not always
+// cheaper) plans.
+func (s *solver) drainOtherTerms(budget *int) {
+	for _, cl := range s.byPrice() {
+		if *budget <= 0 {
+			return
+		}
+		if !cl.dropped && slices.ContainsFunc(cl.pods, func(pp *pending) bool { return len(pp.cls.alts) > 1 }) {
+			s.drainWith(cl, true, budget)
+		}
+	}
+}
+
+func (s *solver) drainWith(cl *claim, otherTerms bool, budget *int) {
 	for _, pp := range cl.pods {
 		if pp.cls.isolated {
 			return
@@ -158,7 +179,7 @@ func (s *solver) drain(cl *claim, budget *int) {
 	}
 	var moves []move
 	for _, pp := range pods {
-		to := s.moveOut(pp, budget)
+		to := s.moveOut(pp, otherTerms, budget)
 		if to == nil {
 			for i := len(moves) - 1; i >= 0; i-- {
 				s.moveBack(moves[i].pp, cl)
@@ -180,7 +201,7 @@ func (s *solver) shrink(cl *claim, budget *int) {
 		if *budget <= 0 {
 			return
 		}
-		s.moveOut(pp, budget)
+		s.moveOut(pp, false, budget)
 	}
 }
 
@@ -249,9 +270,11 @@ const (
 )
 
 // moveOut moves pp from its claim to the claim (of src's pool first, then of
-// any other pool it tolerates) that holds it at no extra price and is left fullest, and returns that claim (nil when
+// any other pool it tolerates) that holds it at no extra price and is left
+// fullest; with otherTerms (a drain, which empties the claim), also under the
+// pod's other required node-affinity terms, and returns that claim (nil when
 // none can).
-func (s *solver) moveOut(pp *pending, budget *int) *claim {
+func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 	src := pp.claim
 	c := pp.cls
 	if src == nil || !c.topo.Movable() {
@@ -279,6 +302,9 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			a, crossed = free, true
 		}
 	}
+	if !found && otherTerms {
+		a, best, found = s.roomUnderOtherTerm(pp, srcReqs, src, budget)
+	}
 	if !found {
 		s.topo.Record(c.topo, a.active, &srcHost)
 		return nil
@@ -293,6 +319,30 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 		return nil
 	}
 	return dst
+}
+
+// roomUnderOtherTerm looks for room for pp under each other required
+// node-affinity term of its class, at the same relaxation level (the terms
+// are ORed: any one holds the pod), pinned to the source's domains.
+func (s *solver) roomUnderOtherTerm(pp *pending, srcReqs requirements.Requirements, src *claim, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	for alt := range c.alts {
+		if alt == pp.att.alt || *budget <= 0 {
+			continue
+		}
+		a, ok := s.newAttempt(c, alt, pp.att.level, false)
+		if !ok {
+			continue
+		}
+		if a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs); !ok {
+			continue
+		}
+		if best, found := s.roomFor(a, src, budget); found {
+			return a, best, true
+		}
+	}
+	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	return a, evaluation{}, false
 }
 
 // roomFor finds the claim, other than src, that takes the attempt's pod at
