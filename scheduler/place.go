@@ -273,9 +273,6 @@ func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 // attempt's pods, room aside: readiness, taints and labels.
 func (s *solver) existingStatic(a attempt, en *existingNode) bool {
 	c := a.c
-	if en.notReady {
-		return false
-	}
 	if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
 		return false
 	}
