@@ -477,9 +477,11 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	fromHost := s.hostOf(pp)
 	s.topo.Unrecord(c.topo, a.active, &fromHost)
 	fromNode, from := pp.node, pp.claim
+	var fromState claimState
 	if fromNode != nil {
 		s.unplaceExisting(pp)
 	} else {
+		fromState = s.snapshot(from)
 		s.detach(pp)
 	}
 	need := dst.used.Add(c.requests)
@@ -497,6 +499,13 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		}
 		s.topo.Record(c.topo, a.active, &fromHost)
 		s.reattach(pp, from)
+		if from.dropped { // pp was its last pod
+			from.dropped = false
+			if from.pool.nodesLeft > 0 {
+				from.pool.nodesLeft--
+			}
+		}
+		s.restore(from, fromState) // detach may have refitted it smaller
 		return
 	}
 	if dst.dropped {

@@ -185,6 +185,7 @@ func (s *solver) foldChain(dst *claim, chain []*claim, budget *int) bool {
 // it alone): st says what it becomes.
 func (s *solver) undoInto(dst *claim, st claimState, undo func()) {
 	s.frozen = dst
+	s.releaseTo(dst, st)
 	undo()
 	s.frozen = nil
 	s.restore(dst, st)
@@ -230,6 +231,15 @@ type claimState struct {
 
 func (s *solver) snapshot(cl *claim) claimState {
 	return claimState{reqID: cl.reqID, typ: cl.typ, pos: cl.pos, price: cl.price, charged: cl.charged}
+}
+
+// releaseTo charges dst's NodePool for st's capacity only, before the pods
+// that grew dst beyond st go back: the claims they return to find the
+// limits they held.
+func (s *solver) releaseTo(dst *claim, st claimState) {
+	capT := st.charged
+	dst.pool.charge(&capT, &dst.charged)
+	dst.charged = capT
 }
 
 // restore returns cl to a state it had with the pods it holds now (the
@@ -547,15 +557,16 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	if ok && dst.price+s.cfg.nodeCost < before-priceEps {
 		return
 	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		o := offs[i]
-		if o.pp.claim == nil {
-			s.returnTo(o.pp, o.a, o.src)
-		} else {
-			s.moveBack(o.pp, o.src)
+	s.undoInto(dst, start, func() {
+		for i := len(offs) - 1; i >= 0; i-- {
+			o := offs[i]
+			if o.pp.claim == nil {
+				s.returnTo(o.pp, o.a, o.src)
+			} else {
+				s.moveBack(o.pp, o.src)
+			}
 		}
-	}
-	s.restore(dst, start)
+	})
 }
 
 // returnTo puts pp, which is on no claim, back on claim cl it left.

@@ -163,9 +163,17 @@ func (s *solver) plan() {
 // is the queue's decision (size, then name), not the price's.
 func bestPlan(plans []*solver) *solver {
 	best := plans[0]
-	bp, bc := best.placed(), best.totalPrice()
+	if len(plans) > 1 && best.finalMayDrop() {
+		// Judge the plans as they launch: finalising may drop a claim
+		// whose reservation others took, or whose options fall short of
+		// a minValues, and with it its pods.
+		for _, p := range plans {
+			p.nodeClaims()
+		}
+	}
+	bp, bc := best.placed(), best.planPrice()
 	for _, p := range plans[1:] {
-		n, c := p.placed(), p.totalPrice()
+		n, c := p.placed(), p.planPrice()
 		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p)) {
 			best, bp, bc = p, n, c
 		}
@@ -173,26 +181,53 @@ func bestPlan(plans []*solver) *solver {
 	return best
 }
 
+// finalMayDrop reports whether finalising the plan may drop a claim:
+// capacity reservations, NodePool limits, or a minValues under the Strict
+// policy.
+func (s *solver) finalMayDrop() bool {
+	if s.hasReservations || s.anyLimited() {
+		return true
+	}
+	return s.cfg.minValues != MinValuesBestEffort && slices.ContainsFunc(s.pools, func(p *pool) bool { return len(p.minValues) > 0 })
+}
+
 // samePlaced reports whether two plans of the same input place the same pods.
 func samePlaced(a, b *solver) bool {
 	for i, pp := range a.pending {
 		q := b.pending[i]
-		if (pp.claim == nil && pp.node == nil) != (q.claim == nil && q.node == nil) {
+		if placedOn(pp) != placedOn(q) {
 			return false
 		}
 	}
 	return true
 }
 
+// placedOn reports whether pp is on a node or a NodeClaim not dropped.
+func placedOn(pp *pending) bool {
+	return (pp.claim != nil && !pp.claim.dropped) || pp.node != nil
+}
+
 // placed counts the pods placed on a node or a NodeClaim.
 func (s *solver) placed() int {
 	n := 0
 	for _, pp := range s.pending {
-		if pp.claim != nil || pp.node != nil {
+		if placedOn(pp) {
 			n++
 		}
 	}
 	return n
+}
+
+// planPrice is the plan's price: its finalised NodeClaims' once finalised.
+func (s *solver) planPrice() float64 {
+	if s.final == nil {
+		return s.totalPrice()
+	}
+	total := 0.0
+	for _, nc := range s.final {
+		total += nc.Price
+	}
+	return total
 }
 
 // relaxesPreferences reports whether Karpenter's order of relaxation could
