@@ -486,10 +486,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	id := s.reqs.compat(dst.reqID, pp.att.reqID) // dst may have widened since the pod left
-	if id < 0 {
-		id = dst.reqID
-	}
+	a, id := s.backUnder(a, dst)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
@@ -515,6 +512,49 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		}
 	}
 	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
+}
+
+// backUnder returns the attempt a pod going back to claim dst is held
+// under, and dst's requirements with it. A pod may have moved under another
+// of its required node-affinity terms and be going back to the claim that
+// held it under the first, and dst may have widened since the pod left:
+// the term dst's requirements already imply comes first, then the pod's
+// current term, then the others; each only where some type of the pool
+// holds dst's pods and this one under both. Else a, with dst's own
+// requirements.
+func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
+	need := dst.used.Add(a.c.requests)
+	holds := func(id int32) bool {
+		if id < 0 {
+			return false
+		}
+		info := s.reqs.info(id)
+		info.typeSet(s)
+		return need.Fits(info.maxUsable)
+	}
+	var fallback attempt
+	fallbackID := int32(-1)
+	for i := range a.c.alts {
+		alt := (a.alt + i) % len(a.c.alts)
+		b := a
+		if alt != a.alt {
+			var ok bool
+			if b, ok = s.newAttempt(a.c, alt, a.level, false); !ok {
+				continue
+			}
+		}
+		id := s.reqs.compat(dst.reqID, b.reqID)
+		if id == dst.reqID {
+			return b, id
+		}
+		if fallbackID < 0 && holds(id) {
+			fallback, fallbackID = b, id
+		}
+	}
+	if fallbackID >= 0 {
+		return fallback, fallbackID
+	}
+	return a, dst.reqID
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).

@@ -573,10 +573,7 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	need := cl.used.Add(pp.cls.requests)
 	ports := append(slices.Clone(cl.ports), pp.cls.ports...)
-	id := s.reqs.compat(cl.reqID, a.reqID) // cl may have widened since the pod left
-	if id < 0 {
-		id = cl.reqID
-	}
+	a, id := s.backUnder(a, cl)
 	t, pos, price, ok := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl)
 	if !ok {
 		return // cannot happen: cl held the pod
