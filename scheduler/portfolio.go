@@ -77,7 +77,7 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
 	}
-	best, err := planWith(s, more, pods, nodePools, catalog)
+	best, own, err := planWith(s, more, pods, nodePools, catalog)
 	if err != nil || best.placed() == len(best.pending) {
 		return best, err
 	}
@@ -95,24 +95,25 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		more = append(more, pack)
 	}
 	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
-		first := best.cfg
+		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = best.unplacedNames()
 		more = append(more, first)
 	}
 	if len(more) == 0 {
 		return best, nil
 	}
-	return planWith(best, more, pods, nodePools, catalog)
+	best, _, err = planWith(best, more, pods, nodePools, catalog)
+	return best, err
 }
 
 // planWith plans base (unless planned) and a solver per config, and
-// returns the best of them.
-func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog) (*solver, error) {
+// returns the best of them, and the best but Karpenter's packing.
+func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog) (best, own *solver, err error) {
 	plans := []*solver{base}
 	for _, c := range cfgs {
 		v, err := newSolver(pods, nodePools, catalog, c)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		plans = append(plans, v)
 	}
@@ -124,7 +125,8 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 		base.plan()
 	}
 	wg.Wait()
-	return bestPlan(plans), nil
+	ownPlans := slices.DeleteFunc(slices.Clone(plans), func(p *solver) bool { return p.cfg.joinPlanned })
+	return bestPlan(plans), bestPlan(ownPlans), nil
 }
 
 // joinPlannedMaxPods bounds the inputs that are also planned with
