@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // A consolidation replaces nodes only with cheaper ones, so a simulation of
@@ -32,11 +33,12 @@ type priceLadder struct {
 	types    []instancetypes.InstanceType // by cheapest offering, then name
 	cheapest []float64
 	byCount  map[int]instancetypes.Catalog
+	prepared map[int]*scheduler.PreparedCatalog
 	safe     map[int]bool // see domainSafe
 }
 
 func newPriceLadder(c instancetypes.Catalog) *priceLadder {
-	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, safe: map[int]bool{}}
+	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, prepared: map[int]*scheduler.PreparedCatalog{}, safe: map[int]bool{}}
 	its := slices.Clone(c.Types())
 	price := func(it *instancetypes.InstanceType) float64 {
 		best := math.Inf(1)
@@ -85,4 +87,32 @@ func (m *model) cheaperThan(price float64, needSafe bool) (instancetypes.Catalog
 		return instancetypes.Catalog{}, false
 	}
 	return c, true
+}
+
+// preparedFor returns the catalog prepared for Solve (scheduler.Prepare)
+// when it is the model's catalog or one of the ladder's, prepared once per
+// plan: every simulation reads the same index instead of building its own.
+// nil leaves the preparing to Solve (a catalog Prepare refuses: Solve
+// reports the error).
+func (m *model) preparedFor(c instancetypes.Catalog) *scheduler.PreparedCatalog {
+	size := len(c.Types())
+	if size == len(m.catalog.Types()) {
+		if m.prepared == nil && !m.prepareFailed {
+			p, err := scheduler.Prepare(m.catalog)
+			m.prepared, m.prepareFailed = p, err != nil
+		}
+		return m.prepared
+	}
+	if m.ladder == nil {
+		return nil
+	}
+	if p, ok := m.ladder.prepared[size]; ok {
+		return p
+	}
+	p, err := scheduler.Prepare(c)
+	if err != nil {
+		p = nil
+	}
+	m.ladder.prepared[size] = p
+	return p
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // model is the cluster as the plan goes: commands are applied to it one by
@@ -52,6 +53,9 @@ type model struct {
 	viewDS []*appsv1.DaemonSet
 	keys   map[string]bool
 	ladder *priceLadder
+	// prepared is the catalog indexed for Solve, once (catalogs.go).
+	prepared      *scheduler.PreparedCatalog
+	prepareFailed bool
 	// baselines are the pools' pending pods' cost (global.go).
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.

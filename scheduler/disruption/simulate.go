@@ -126,6 +126,10 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	if in.fewer {
 		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
+	if prep := m.preparedFor(call.catalog); prep != nil {
+		// After the caller's options: the catalog is ours to choose.
+		call.opts = append(call.opts, scheduler.WithPrepared(prep))
+	}
 	if in.method == MethodGlobal {
 		// Preferences do not decide whether pods fit: the global search
 		// keeps one only while it adds no node (the caller's policy, if
