@@ -63,6 +63,14 @@ type model struct {
 	// mu guards what simulations build lazily when they run in parallel
 	// (see simulate and parallel.go).
 	mu sync.Mutex
+	// resNames, resIndex, room and fits serve the checks before a
+	// simulation (prefilter.go); admitMemo says whether a node admits
+	// pods of a class.
+	resNames  []corev1.ResourceName
+	resIndex  map[corev1.ResourceName]int
+	room      *roomState
+	fits      []typeFit
+	admitMemo map[string]map[*node]bool
 }
 
 // node is one node of the model.
@@ -96,8 +104,11 @@ type node struct {
 	disruptedBy          int
 	podsAtRemoval        int
 	drift                *driftState
-	// gatedObj is obj with the consolidateAfter gate taint (see gated).
+	// gatedObj is obj with the consolidateAfter gate taint (see gated);
+	// view the node as views show it (see viewNode). bind drops both when
+	// the node's pods change.
 	gatedObj *corev1.Node
+	view     *viewNode
 }
 
 // newModel checks the input and builds the model.

@@ -37,6 +37,11 @@ type pod struct {
 	// loose and tolerant are copies for Solve (see unbound).
 	loose, tolerant *corev1.Pod
 	req             corev1.ResourceList // see requests
+	placeReq        corev1.ResourceList // see placeRequests
+	admitKey        string              // see classKey
+	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
+	pdbs      []*pdb
+	pdbsKnown bool
 }
 
 type doNotDisrupt int

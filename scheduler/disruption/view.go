@@ -47,14 +47,14 @@ const viewLabel = "disruption.nodeplan.io/view"
 type viewNode struct {
 	obj, gated *corev1.Node
 	room       corev1.ResourceList
+	roomVec    vec    // room as the checks count it (prefilter.go)
 	sig        string // see signature
 }
 
-// viewState holds the view nodes and the selector matches of one model
-// version.
+// viewState holds the selector matches of one model version (view nodes
+// live on their node: see viewNode).
 type viewState struct {
 	version int
-	nodes   map[*node]*viewNode
 	matches map[string][]*pod
 	moved   map[ghostKey]*corev1.Pod
 }
@@ -91,16 +91,16 @@ func (m *model) viewDaemonSets() []*appsv1.DaemonSet {
 // state returns the view of the current model version.
 func (m *model) viewOf() *viewState {
 	if m.view == nil || m.view.version != m.version {
-		m.view = &viewState{version: m.version, nodes: map[*node]*viewNode{}, matches: map[string][]*pod{}}
+		m.view = &viewState{version: m.version, matches: map[string][]*pod{}}
 	}
 	return m.view
 }
 
-// viewNode returns n as views show it.
+// viewNode returns n as views show it (made once per node and set of
+// pods: bind drops it).
 func (m *model) viewNode(n *node) *viewNode {
-	v := m.viewOf()
-	if vn := v.nodes[n]; vn != nil {
-		return vn
+	if n.view != nil {
+		return n.view
 	}
 	c := *n.obj
 	c.Labels = map[string]string{viewLabel: "true"}
@@ -125,7 +125,7 @@ func (m *model) viewNode(n *node) *viewNode {
 	g := c
 	g.Spec.Taints = append(slices.Clone(c.Spec.Taints), gateTaint())
 	vn.gated = &g
-	v.nodes[n] = vn
+	n.view = vn
 	return vn
 }
 

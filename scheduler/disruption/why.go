@@ -141,11 +141,17 @@ func (w *why) simulationMessage() string {
 	case KeepTooManyNodes:
 		return fmt.Sprintf("removing it needs %d new NodeClaims (consolidation replaces with at most one)", d.NodeClaims)
 	case KeepNoCheaper:
+		if d.Pod != "" {
+			return fmt.Sprintf("pod %s fits no other node, and no instance type that could hold it costs less than $%s/h", d.Pod, price(d.Price))
+		}
 		if d.ReplacementPrice == nil {
 			return fmt.Sprintf("no replacement is cheaper than $%s/h", price(d.Price))
 		}
 		return fmt.Sprintf("the cheapest replacement costs $%s/h at worst, not less than $%s/h", price(*d.ReplacementPrice), price(d.Price))
 	case KeepSpotToSpot:
+		if d.Disabled && d.Pod != "" {
+			return fmt.Sprintf("pod %s fits no other node, a spot node is only replaced by spot, and spot-to-spot consolidation is off", d.Pod)
+		}
 		if d.Disabled {
 			return "a spot node is only replaced by spot, and spot-to-spot consolidation is off"
 		}
