@@ -181,6 +181,9 @@ func (m *model) singleFor(pool string, cs []*candidate, totals map[string]poolTo
 	var found *globalProposal
 	try := func(c *candidate) trial {
 		t := trial{key: m.cacheKey("global", []*candidate{c})}
+		if t.w = m.cannotPay(pool, []*candidate{c}); t.w != nil {
+			return t
+		}
 		if t.w = m.cached(t.key); t.w != nil {
 			t.hit = true
 			return t
@@ -246,6 +249,9 @@ func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTota
 	for i := 0; i < maxPrunes && i < len(order) && len(p.cands) > 1; i++ {
 		x := order[len(order)-1-i]
 		rest := slices.DeleteFunc(slices.Clone(p.cands), func(c *candidate) bool { return c == x })
+		if m.cannotPay(pool, rest) != nil {
+			continue
+		}
 		q, _, err := m.globalProbe(pool, rest, totals)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package disruption
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -206,6 +207,24 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	need, ok := m.claimNeed(cands)
+	if !ok {
+		return nil
+	}
+	return m.noTypeFor(cands, need.total, need.pod)
+}
+
+// need is what the NodeClaims of a command must hold at least: total per
+// resource, and each homeless pod's requests (pod names the first).
+type need struct {
+	total    vec
+	homeless []vec
+	pod      string
+}
+
+// claimNeed computes the need of a command removing cands (ok false: none
+// proven; m.mu held).
+func (m *model) claimNeed(cands []*candidate) (need, bool) {
 	rs := m.rooms()
 	leaving := map[*node]bool{}
 	for _, c := range cands {
@@ -217,12 +236,12 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 	}
 	var order []string
 	byClass := map[string]*moved{}
-	homeless := ""
+	var out need
 	for _, c := range cands {
 		for _, p := range c.movable {
 			v, ok := m.toVec(p.placeRequests())
 			if !ok {
-				return nil
+				return need{}, false
 			}
 			mv := byClass[p.classKey()]
 			if mv == nil {
@@ -233,13 +252,13 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 			mv.sum.add(v)
 			if !rs.fitsSomewhere(mv.cr, v, leaving) {
 				mv.homeless.add(v)
-				if homeless == "" {
-					homeless = p.key
+				out.homeless = append(out.homeless, v)
+				if out.pod == "" {
+					out.pod = p.key
 				}
 			}
 		}
 	}
-	var need vec
 	for _, k := range order {
 		mv := byClass[k]
 		room := slices.Clone(mv.cr.total)
@@ -248,17 +267,14 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 				room.sub(positive(rs.rooms[i]))
 			}
 		}
-		if need == nil {
-			need = make(vec, len(room))
+		if out.total == nil {
+			out.total = make(vec, len(room))
 		}
-		for d := range need {
-			need[d] += max(mv.sum[d]-room[d], mv.homeless[d], 0)
+		for d := range out.total {
+			out.total[d] += max(mv.sum[d]-room[d], mv.homeless[d], 0)
 		}
 	}
-	if need == nil || !slices.ContainsFunc(need, func(x int64) bool { return x > 0 }) {
-		return nil
-	}
-	return m.noTypeFor(cands, need, homeless)
+	return out, slices.ContainsFunc(out.total, func(x int64) bool { return x > 0 })
 }
 
 func (v vec) add(w vec) {
@@ -404,4 +420,103 @@ func (m *model) noTypeFor(cands []*candidate, sum vec, podKey string) *why {
 		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: podKey})
 	}
 	return keep(KeepNoCheaper, Details{Price: price, Pod: podKey})
+}
+
+// cannotPay is the check for a command of the global search removing set
+// (candidates of one pool): when the simulation would place no pending pod
+// and no pod of a node being deleted, its NodeClaims hold moved pods only
+// and cost at least costBound of their need; a command that cannot save
+// the least a command must save with them is ruled out. nil: simulate.
+func (m *model) cannotPay(pool string, set []*candidate) *why {
+	if m.cfg.noPrefilter {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.othersMove(pool) {
+		return nil
+	}
+	need, ok := m.claimNeed(set)
+	if !ok {
+		return nil
+	}
+	price, noSpot, poolsSpot := m.setPrice(set)
+	bound := m.costBound(need, noSpot)
+	least := max(m.cfg.minSavings, m.cfg.minSavingsRatio*price, 1e-9)
+	if price-bound >= least {
+		return nil
+	}
+	m.stats.Prefiltered++
+	if noSpot && poolsSpot {
+		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: need.pod})
+	}
+	return keep(KeepMinSavings, Details{Savings: ptr(roundPrice(max(price-bound, 0))), SavingsAtMost: true,
+		MinSavings: ptr(roundPrice(least)), Pod: need.pod})
+}
+
+// othersMove: a simulation of the pool's candidates would also place
+// pending pods (those the pool may take) or pods of nodes being deleted.
+func (m *model) othersMove(pool string) bool {
+	p := m.poolByName[pool]
+	if p == nil || slices.ContainsFunc(m.pending, func(x *pod) bool { return m.mayUse(x.obj, p) }) {
+		return true
+	}
+	for _, n := range m.nodes {
+		if n.deleting && len(m.deletingMovable(n)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// setPrice is the candidates' price; noSpot: every candidate is spot and
+// spot-to-spot consolidation is off (a replacement must not be spot);
+// poolsSpot: their pools all allow spot.
+func (m *model) setPrice(set []*candidate) (price float64, noSpot, poolsSpot bool) {
+	allSpot := true
+	poolsSpot = true
+	for _, c := range set {
+		price += c.n.price
+		allSpot = allSpot && c.n.ct == "spot"
+		poolsSpot = poolsSpot && c.n.pool != nil && c.n.pool.allowsSpot()
+	}
+	return price, allSpot && !m.cfg.spotToSpot, poolsSpot
+}
+
+// costBound is the least NodeClaims holding a need can cost: each homeless
+// pod needs an instance type that holds it, and per resource the need
+// costs at least its amount at the lowest price per unit any type offers
+// (the cheapest available offering, not spot when noSpot, over the type's
+// allocatable). +Inf when no type can hold it.
+func (m *model) costBound(nd need, noSpot bool) float64 {
+	fits := m.typeFits()
+	offer := func(f typeFit) float64 {
+		if noSpot {
+			return f.cheapestNoSpot
+		}
+		return f.cheapest
+	}
+	bound := 0.0
+	for d, x := range nd.total {
+		if x <= 0 {
+			continue
+		}
+		unit := math.Inf(1)
+		for _, f := range fits {
+			if p := offer(f); p >= 0 && f.alloc[d] > 0 {
+				unit = min(unit, p/float64(f.alloc[d]))
+			}
+		}
+		bound = max(bound, float64(x)*unit)
+	}
+	for _, h := range nd.homeless {
+		cheapest := math.Inf(1)
+		for _, f := range fits {
+			if p := offer(f); p >= 0 && h.within(f.alloc) {
+				cheapest = min(cheapest, p)
+			}
+		}
+		bound = max(bound, cheapest)
+	}
+	return bound
 }

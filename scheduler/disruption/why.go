@@ -79,6 +79,9 @@ type Details struct {
 	// Savings and MinSavings are a command's saving and the least asked.
 	Savings    *float64 `json:"savings,omitempty"`
 	MinSavings *float64 `json:"minSavings,omitempty"`
+	// SavingsAtMost says Savings is a bound: no way of removing the node
+	// saves more (no simulation was needed to know it).
+	SavingsAtMost bool `json:"savingsAtMost,omitempty"`
 	// Command is the 1-based command a reason refers to.
 	Command int `json:"command,omitempty"`
 	// NodePool is the pool a reason refers to.
@@ -159,6 +162,9 @@ func (w *why) simulationMessage() string {
 	case KeepBalanced:
 		return fmt.Sprintf("Balanced score %.2f is below the threshold %.2f", deref(d.Score), deref(d.Threshold))
 	case KeepMinSavings:
+		if d.SavingsAtMost {
+			return fmt.Sprintf("removing it saves at most $%s/h, less than the minimum $%s/h", price(deref(d.Savings)), price(deref(d.MinSavings)))
+		}
 		return fmt.Sprintf("removing it saves $%s/h, less than the minimum $%s/h", price(deref(d.Savings)), price(deref(d.MinSavings)))
 	case KeepNoUndo:
 		return fmt.Sprintf("command %d launched it or moved pods onto it; disrupting it would undo that", d.Command)
