@@ -50,6 +50,9 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 	for _, n := range launched {
 		m.insert(n)
 	}
+	if len(launched) > 0 {
+		m.added++
+	}
 	changed := m.changedPods(p, dest)
 	for _, c := range p.cands {
 		m.remove(c.n, index)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
 
@@ -25,7 +26,8 @@ import (
 // cheaper: a type left out could turn a failure into a success), and, when
 // a pod has a topology term, its keys are hostname, zone or capacity type
 // and the smaller catalog offers every pool the same zones and capacity
-// types (domainSafe): then the domains do not change.
+// types (domainSafe), to the pools Solve gets: then the domains do not
+// change.
 
 // priceLadder holds the catalog's types by their cheapest offering, and
 // the catalogs of its prefixes built so far.
@@ -34,11 +36,11 @@ type priceLadder struct {
 	cheapest []float64
 	byCount  map[int]instancetypes.Catalog
 	prepared map[int]*scheduler.PreparedCatalog
-	safe     map[int]bool // see domainSafe
+	safe     map[string]bool // see domainSafe
 }
 
 func newPriceLadder(c instancetypes.Catalog) *priceLadder {
-	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, prepared: map[int]*scheduler.PreparedCatalog{}, safe: map[int]bool{}}
+	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, prepared: map[int]*scheduler.PreparedCatalog{}, safe: map[string]bool{}}
 	its := slices.Clone(c.Types())
 	price := func(it *instancetypes.InstanceType) float64 {
 		best := math.Inf(1)
@@ -60,7 +62,7 @@ func newPriceLadder(c instancetypes.Catalog) *priceLadder {
 // cheaperThan returns a catalog holding every type with an offering below
 // price (and a few more), or ok false when it would be most of the
 // catalog anyway.
-func (m *model) cheaperThan(price float64, needSafe bool) (instancetypes.Catalog, bool) {
+func (m *model) cheaperThan(price float64, needSafe bool, pools []nodepool.NodePool) (instancetypes.Catalog, bool) {
 	if m.ladder == nil {
 		m.ladder = newPriceLadder(m.catalog)
 	}
@@ -83,7 +85,7 @@ func (m *model) cheaperThan(price float64, needSafe bool) (instancetypes.Catalog
 		}
 		l.byCount[size] = c
 	}
-	if needSafe && !m.domainSafe(size, c) {
+	if needSafe && !m.domainSafe(size, c, pools) {
 		return instancetypes.Catalog{}, false
 	}
 	return c, true

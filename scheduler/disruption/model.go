@@ -71,6 +71,9 @@ type model struct {
 	room      *roomState
 	fits      []typeFit
 	admitMemo map[string]map[*node]bool
+	preCache  map[string]preEntry
+	// added counts the commands that added nodes (prefilter.go).
+	added int
 }
 
 // node is one node of the model.

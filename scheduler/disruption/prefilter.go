@@ -207,11 +207,47 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	key := m.cacheKey("replace", cands)
+	if w, ok := m.preCached(key); ok {
+		return w
+	}
 	need, ok := m.claimNeed(cands)
 	if !ok {
 		return nil
 	}
-	return m.noTypeFor(cands, need.total, need.pod)
+	return m.preRemember(key, m.noTypeFor(cands, need.total, need.pod))
+}
+
+// A check that ruled a command out holds until a node is added: the
+// commands in between only take room away (pods bound to nodes, nodes
+// removed), which only grows what NodeClaims need, and the candidates' pods
+// are the same (the key holds the command that last changed each). The
+// global search's check also needs the pending pods unchanged.
+type preEntry struct {
+	w              *why
+	added, pending int
+}
+
+// preCached returns a ruling of the check still valid (m.mu held).
+func (m *model) preCached(key string) (*why, bool) {
+	e, ok := m.preCache[key]
+	if !ok || e.added != m.added || e.pending != m.cache.pendingVersion {
+		return nil, false
+	}
+	m.stats.Prefiltered++
+	return e.w, true
+}
+
+// preRemember keeps a ruling (w nil: none) and returns it (m.mu held).
+func (m *model) preRemember(key string, w *why) *why {
+	if w == nil {
+		return nil
+	}
+	if m.preCache == nil {
+		m.preCache = map[string]preEntry{}
+	}
+	m.preCache[key] = preEntry{w: w, added: m.added, pending: m.cache.pendingVersion}
+	return w
 }
 
 // need is what the NodeClaims of a command must hold at least: total per
@@ -433,6 +469,10 @@ func (m *model) cannotPay(pool string, set []*candidate) *why {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	key := m.cacheKey("pay", set)
+	if w, ok := m.preCached(key); ok {
+		return w
+	}
 	if m.othersMove(pool) {
 		return nil
 	}
@@ -448,10 +488,10 @@ func (m *model) cannotPay(pool string, set []*candidate) *why {
 	}
 	m.stats.Prefiltered++
 	if noSpot && poolsSpot {
-		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: need.pod})
+		return m.preRemember(key, keep(KeepSpotToSpot, Details{Disabled: true, Pod: need.pod}))
 	}
-	return keep(KeepMinSavings, Details{Savings: ptr(roundPrice(max(price-bound, 0))), SavingsAtMost: true,
-		MinSavings: ptr(roundPrice(least)), Pod: need.pod})
+	return m.preRemember(key, keep(KeepMinSavings, Details{Savings: ptr(roundPrice(max(price-bound, 0))), SavingsAtMost: true,
+		MinSavings: ptr(roundPrice(least)), Pod: need.pod}))
 }
 
 // othersMove: a simulation of the pool's candidates would also place
