@@ -392,13 +392,49 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		if len(mine) > 0 {
 			obj = withPods(obj, vn.room, mine)
 			for _, p := range mine {
-				bound = append(bound, p.obj)
+				bound = append(bound, p.slim())
 			}
 		}
 		nodes = append(nodes, obj)
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
+}
+
+// slim is the pod as a view gives Solve a bound pod: what Solve reads of
+// one (scheduler's prepareExisting: its name, namespace, labels, owners,
+// phase, node, required anti-affinity, host ports and requests) and no
+// more, its requests in one container (podrequests.OfPod of the copy is
+// that of the pod, which Solve computes on every simulation). Made once per
+// pod and shared (never written).
+func (p *pod) slim() *corev1.Pod {
+	if p.slimObj != nil {
+		return p.slimObj
+	}
+	o := p.obj
+	req := corev1.ResourceList{}
+	for name, q := range p.requests() {
+		if name != corev1.ResourcePods {
+			req[name] = q
+		}
+	}
+	c := corev1.Container{Name: "requests", Resources: corev1.ResourceRequirements{Requests: req}}
+	for _, cs := range [][]corev1.Container{o.Spec.InitContainers, o.Spec.Containers} {
+		for _, ct := range cs {
+			for _, port := range ct.Ports {
+				if port.HostPort != 0 {
+					c.Ports = append(c.Ports, port)
+				}
+			}
+		}
+	}
+	p.slimObj = &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: o.Labels, OwnerReferences: o.OwnerReferences,
+			DeletionTimestamp: o.DeletionTimestamp},
+		Spec:   corev1.PodSpec{NodeName: o.Spec.NodeName, Affinity: o.Spec.Affinity, Containers: []corev1.Container{c}},
+		Status: corev1.PodStatus{Phase: o.Status.Phase},
+	}
+	return p.slimObj
 }
 
 // withPods returns obj with its allocatable raised by the pods' requests
@@ -500,7 +536,7 @@ func (m *model) boundTo(p *pod, nodeName string) *corev1.Pod {
 	if c, ok := v.moved[key]; ok {
 		return c
 	}
-	c := *p.obj
+	c := *p.slim()
 	c.Spec.NodeName = nodeName
 	if v.moved == nil {
 		v.moved = map[ghostKey]*corev1.Pod{}
