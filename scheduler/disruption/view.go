@@ -33,9 +33,10 @@ import (
 //     node selector, affinity and topology terms, of the DaemonSets and
 //     volumes, and the well-known ones);
 //   - when no pod of the simulation has a topology term or a host port and
-//     none is repelled by another pod's anti-affinity, a node without room
-//     for the smallest of them is left out (unless its NodePool has limits,
-//     which count its capacity).
+//     none is repelled by another pod's anti-affinity, a node none of them
+//     can land on is left out (unless its NodePool has limits, which count
+//     its capacity): no pod of the simulation that it admits (taints,
+//     labels: prefilter.go) fits its room.
 //
 // A simulation with a pod that uses a host port takes the full input.
 
@@ -367,7 +368,7 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		ghosts = ghosts && !minDomains(sp.obj)
 	}
 	rel := m.relevant(pods)
-	least := minOf(pods)
+	lands := m.landable(pods)
 	var gs ghostSet
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
@@ -376,7 +377,7 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		vn := m.viewNode(n)
 		mine := rel[n]
 		limited := n.pool != nil && len(n.pool.np.Spec.Limits) > 0
-		if !limited && !fits(least, vn.room) {
+		if !limited && !lands(n) {
 			if !entangled && len(mine) == 0 {
 				continue // no room, nothing anyone counts
 			}
@@ -435,6 +436,47 @@ func (p *pod) slim() *corev1.Pod {
 		Status: corev1.PodStatus{Phase: o.Status.Phase},
 	}
 	return p.slimObj
+}
+
+// landable returns whether some pod of the simulation can land on a node:
+// the node admits it (taints, labels) and its requests fit the node's
+// room. Pods of a class (prefilter.go) are alike but in requests: the
+// smallest of each resource stands for them. A resource the checks do not
+// count makes every node landable.
+func (m *model) landable(pods []*simPod) func(*node) bool {
+	rs := m.rooms()
+	type class struct {
+		cr    *classRoom
+		least vec
+	}
+	var order []string
+	classes := map[string]*class{}
+	for _, sp := range pods {
+		v, ok := m.toVec(sp.p.placeRequests())
+		if !ok {
+			return func(*node) bool { return true }
+		}
+		k := sp.p.classKey()
+		c := classes[k]
+		if c == nil {
+			c = &class{cr: m.classRoom(rs, sp.p), least: slices.Clone(v)}
+			classes[k] = c
+			order = append(order, k)
+		}
+		for i, x := range v {
+			c.least[i] = min(c.least[i], x)
+		}
+	}
+	ok := make(map[*node]bool, len(rs.nodes))
+	for _, k := range order {
+		c := classes[k]
+		for _, i := range c.cr.admitted {
+			if c.least.within(rs.rooms[i]) {
+				ok[rs.nodes[i]] = true
+			}
+		}
+	}
+	return func(n *node) bool { return ok[n] }
 }
 
 // withPods returns obj with its allocatable raised by the pods' requests
@@ -585,26 +627,6 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 		for _, p := range n.pods {
 			if seen[p] && p.active() {
 				out[n] = append(out[n], p)
-			}
-		}
-	}
-	return out
-}
-
-// minOf is, per resource, the smallest request of the pods.
-func minOf(pods []*simPod) corev1.ResourceList {
-	var out corev1.ResourceList
-	for i, sp := range pods {
-		req := sp.p.requests()
-		if i == 0 {
-			out = req.DeepCopy()
-			continue
-		}
-		for n, q := range out {
-			if r, ok := req[n]; !ok {
-				delete(out, n)
-			} else if r.Cmp(q) < 0 {
-				out[n] = r
 			}
 		}
 	}
