@@ -72,6 +72,8 @@ type model struct {
 	fits      []typeFit
 	admitMemo map[string]map[*node]bool
 	preCache  map[string]preEntry
+	useMemo   map[string]bool
+	poolFit   map[string][]typeFit
 	// added counts the commands that added nodes (prefilter.go).
 	added int
 }

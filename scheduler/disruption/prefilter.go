@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -215,7 +216,7 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 	if !ok {
 		return nil
 	}
-	return m.preRemember(key, m.noTypeFor(cands, need.total, need.pod))
+	return m.preRemember(key, m.noTypeFor(cands, need))
 }
 
 // A check that ruled a command out holds until a node is added: the
@@ -251,11 +252,15 @@ func (m *model) preRemember(key string, w *why) *why {
 }
 
 // need is what the NodeClaims of a command must hold at least: total per
-// resource, and each homeless pod's requests (pod names the first).
+// resource, and each homeless pod's requests (pod names the first); users
+// are a pod of each class with a positive need (some pod of the class must
+// be on a NodeClaim), homelessPods the homeless pods.
 type need struct {
-	total    vec
-	homeless []vec
-	pod      string
+	total        vec
+	homeless     []vec
+	pod          string
+	users        []*pod
+	homelessPods []*pod
 }
 
 // claimNeed computes the need of a command removing cands (ok false: none
@@ -269,6 +274,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 	type moved struct {
 		cr            *classRoom
 		sum, homeless vec
+		sample        *pod
 	}
 	var order []string
 	byClass := map[string]*moved{}
@@ -281,7 +287,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 			}
 			mv := byClass[p.classKey()]
 			if mv == nil {
-				mv = &moved{cr: m.classRoom(rs, p), sum: make(vec, len(v)), homeless: make(vec, len(v))}
+				mv = &moved{cr: m.classRoom(rs, p), sum: make(vec, len(v)), homeless: make(vec, len(v)), sample: p}
 				byClass[p.classKey()] = mv
 				order = append(order, p.classKey())
 			}
@@ -289,6 +295,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 			if !rs.fitsSomewhere(mv.cr, v, leaving) {
 				mv.homeless.add(v)
 				out.homeless = append(out.homeless, v)
+				out.homelessPods = append(out.homelessPods, p)
 				if out.pod == "" {
 					out.pod = p.key
 				}
@@ -306,8 +313,14 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 		if out.total == nil {
 			out.total = make(vec, len(room))
 		}
+		positive := false
 		for d := range out.total {
-			out.total[d] += max(mv.sum[d]-room[d], mv.homeless[d], 0)
+			x := max(mv.sum[d]-room[d], mv.homeless[d], 0)
+			out.total[d] += x
+			positive = positive || x > 0
+		}
+		if positive {
+			out.users = append(out.users, mv.sample)
 		}
 	}
 	return out, slices.ContainsFunc(out.total, func(x int64) bool { return x > 0 })
@@ -433,29 +446,115 @@ func (p *pod) classKey() string {
 }
 
 // noTypeFor is the price half of the check: nil when some instance type
-// could hold sum and pass the price filter.
-func (m *model) noTypeFor(cands []*candidate, sum vec, podKey string) *why {
-	price, allSpot, poolsSpot := 0.0, true, true
-	for _, c := range cands {
-		price += c.n.price
-		allSpot = allSpot && c.n.ct == "spot"
-		poolsSpot = poolsSpot && c.n.pool != nil && c.n.pool.allowsSpot()
-	}
-	noSpot := allSpot && !m.cfg.spotToSpot
-	for _, f := range m.typeFits() {
-		cheapest := f.cheapest
-		if noSpot {
-			cheapest = f.cheapestNoSpot
+// noTypeFor is the NodeClaim half of the check: nil when one NodeClaim
+// could hold the need and pass the price filter. The NodeClaim is of one
+// NodePool that every class with a need may use (mayUse), so of one of
+// its instance types and offerings (poolFits). When no pool's type holds
+// the need whatever the price, the command needs more than one NodeClaim
+// (or a homeless pod fits no NodePool it may use at all).
+func (m *model) noTypeFor(cands []*candidate, nd need) *why {
+	price, noSpot, poolsSpot := m.setPrice(cands)
+	holds := false
+	for _, p := range m.pools {
+		if !m.usableByAll(nd.users, p) {
+			continue
 		}
-		if cheapest >= 0 && cheapest < price && sum.within(f.alloc) {
-			return nil
+		for _, f := range m.poolFits(p) {
+			if !nd.total.within(f.alloc) {
+				continue
+			}
+			holds = true
+			cheapest := f.cheapest
+			if noSpot {
+				cheapest = f.cheapestNoSpot
+			}
+			if cheapest >= 0 && cheapest < price {
+				return nil
+			}
 		}
 	}
 	m.stats.Prefiltered++
-	if noSpot && poolsSpot {
-		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: podKey})
+	switch {
+	case !holds:
+		for i, h := range nd.homelessPods {
+			if !m.anyPoolHolds(h, nd.homeless[i]) {
+				return keep(KeepPodsDoNotFit, Details{Pod: h.key, PodError: "no other node admits it, and no instance type of a NodePool it may use holds it"})
+			}
+		}
+		return keep(KeepTooManyNodes, Details{Pod: nd.pod})
+	case noSpot && poolsSpot:
+		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: nd.pod})
 	}
-	return keep(KeepNoCheaper, Details{Price: price, Pod: podKey})
+	return keep(KeepNoCheaper, Details{Price: price, Pod: nd.pod})
+}
+
+// usableByAll: every pod may use the pool (memoised per class and pool).
+func (m *model) usableByAll(pods []*pod, p *poolState) bool {
+	for _, x := range pods {
+		key := x.classKey() + "\x00" + p.name
+		ok, seen := m.useMemo[key]
+		if !seen {
+			ok = p.hasTypes && m.mayUse(x.obj, p)
+			if m.useMemo == nil {
+				m.useMemo = map[string]bool{}
+			}
+			m.useMemo[key] = ok
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// anyPoolHolds: some type of a pool the pod may use holds v.
+func (m *model) anyPoolHolds(x *pod, v vec) bool {
+	for _, p := range m.pools {
+		if !m.usableByAll([]*pod{x}, p) {
+			continue
+		}
+		for _, f := range m.poolFits(p) {
+			if v.within(f.alloc) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// poolFits are the instance types a pool's requirements allow, with the
+// cheapest of their available offerings the requirements allow (once per
+// pool).
+func (m *model) poolFits(p *poolState) []typeFit {
+	if f, ok := m.poolFit[p.name]; ok {
+		return f
+	}
+	reqs := p.tmpl.Requirements
+	out := []typeFit{}
+	for _, it := range m.catalog.Filter(reqs) {
+		v, ok := m.toVec(it.Allocatable())
+		if !ok {
+			continue
+		}
+		f := typeFit{alloc: v, cheapest: -1, cheapestNoSpot: -1}
+		for _, o := range it.Offerings {
+			if o.Unavailable || !instancetypes.OfferingMatches(o, reqs) {
+				continue
+			}
+			if f.cheapest < 0 || o.Price < f.cheapest {
+				f.cheapest = o.Price
+			}
+			if o.CapacityType != "spot" && (f.cheapestNoSpot < 0 || o.Price < f.cheapestNoSpot) {
+				f.cheapestNoSpot = o.Price
+			}
+		}
+		out = append(out, f)
+	}
+	if m.poolFit == nil {
+		m.poolFit = map[string][]typeFit{}
+	}
+	m.poolFit[p.name] = out
+	return out
 }
 
 // cannotPay is the check for a command of the global search removing set

@@ -142,6 +142,12 @@ func (w *why) simulationMessage() string {
 	case KeepUninitializedDst:
 		return fmt.Sprintf("pod %s could only move to node %s, which is not initialized", d.Pod, d.Node)
 	case KeepTooManyNodes:
+		if d.NodeClaims == 0 && d.Pod != "" {
+			return fmt.Sprintf("removing it needs more than one new NodeClaim (consolidation replaces with at most one; pod %s fits no other node)", d.Pod)
+		}
+		if d.NodeClaims == 0 {
+			return "removing it needs more than one new NodeClaim (consolidation replaces with at most one; its pods need more room than the other nodes and one instance type have)"
+		}
 		return fmt.Sprintf("removing it needs %d new NodeClaims (consolidation replaces with at most one)", d.NodeClaims)
 	case KeepNoCheaper:
 		if d.Pod != "" {
