@@ -63,13 +63,12 @@ type model struct {
 	// mu guards what simulations build lazily when they run in parallel
 	// (see simulate and parallel.go).
 	mu sync.Mutex
-	// resNames, resIndex, room and fits serve the checks before a
+	// resNames, resIndex and room serve the checks before a
 	// simulation (prefilter.go); admitMemo says whether a node admits
 	// pods of a class.
 	resNames  []corev1.ResourceName
 	resIndex  map[corev1.ResourceName]int
 	room      *roomState
-	fits      []typeFit
 	admitMemo map[string]map[*node]bool
 	preCache  map[string]preEntry
 	useMemo   map[string]bool

@@ -73,7 +73,7 @@ type classRoom struct {
 }
 
 // typeFit is an instance type's allocatable and its cheapest available
-// offerings, all and not spot.
+// offerings a NodePool allows, all and not spot.
 type typeFit struct {
 	alloc          vec
 	cheapest       float64
@@ -162,34 +162,6 @@ func (m *model) rooms() *roomState {
 	return rs
 }
 
-// typeFits lists the catalog's instance types for the price check (once).
-func (m *model) typeFits() []typeFit {
-	if m.fits != nil {
-		return m.fits
-	}
-	m.fits = []typeFit{}
-	for _, it := range m.catalog.Types() {
-		v, ok := m.toVec(it.Allocatable())
-		if !ok {
-			continue
-		}
-		f := typeFit{alloc: v, cheapest: -1, cheapestNoSpot: -1}
-		for _, o := range it.Offerings {
-			if o.Unavailable {
-				continue
-			}
-			if f.cheapest < 0 || o.Price < f.cheapest {
-				f.cheapest = o.Price
-			}
-			if o.CapacityType != "spot" && (f.cheapestNoSpot < 0 || o.Price < f.cheapestNoSpot) {
-				f.cheapestNoSpot = o.Price
-			}
-		}
-		m.fits = append(m.fits, f)
-	}
-	return m.fits
-}
-
 // placeRequests are a pod's requests as Solve counts a pod it places (its
 // spec; a running pod may count more on its node, see requests).
 func (p *pod) placeRequests() corev1.ResourceList {
@@ -254,12 +226,13 @@ func (m *model) preRemember(key string, w *why) *why {
 // need is what the NodeClaims of a command must hold at least: total per
 // resource, and each homeless pod's requests (pod names the first); users
 // are a pod of each class with a positive need (some pod of the class must
-// be on a NodeClaim), homelessPods the homeless pods.
+// be on a NodeClaim) and byUser that need, homelessPods the homeless pods.
 type need struct {
 	total        vec
 	homeless     []vec
 	pod          string
 	users        []*pod
+	byUser       []vec
 	homelessPods []*pod
 }
 
@@ -314,13 +287,15 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 			out.total = make(vec, len(room))
 		}
 		positive := false
+		mine := make(vec, len(out.total))
 		for d := range out.total {
-			x := max(mv.sum[d]-room[d], mv.homeless[d], 0)
-			out.total[d] += x
-			positive = positive || x > 0
+			mine[d] = max(mv.sum[d]-room[d], mv.homeless[d], 0)
+			out.total[d] += mine[d]
+			positive = positive || mine[d] > 0
 		}
 		if positive {
 			out.users = append(out.users, mv.sample)
+			out.byUser = append(out.byUser, mine)
 		}
 	}
 	return out, slices.ContainsFunc(out.total, func(x int64) bool { return x > 0 })
@@ -622,13 +597,14 @@ func (m *model) setPrice(set []*candidate) (price float64, noSpot, poolsSpot boo
 	return price, allSpot && !m.cfg.spotToSpot, poolsSpot
 }
 
-// costBound is the least NodeClaims holding a need can cost: each homeless
-// pod needs an instance type that holds it, and per resource the need
-// costs at least its amount at the lowest price per unit any type offers
-// (the cheapest available offering, not spot when noSpot, over the type's
-// allocatable). +Inf when no type can hold it.
+// costBound is the least NodeClaims holding a need can cost. A pod of a
+// class goes to a NodeClaim of a NodePool the class may use (mayUse), of
+// one of the pool's instance types and offerings (poolFits): per resource,
+// each class's need costs at least its amount at the lowest price per unit
+// such a type offers (the cheapest offering, not spot when noSpot, over
+// the type's allocatable), and the classes' needs add up; and each
+// homeless pod needs a type that holds it. +Inf when no type can.
 func (m *model) costBound(nd need, noSpot bool) float64 {
-	fits := m.typeFits()
 	offer := func(f typeFit) float64 {
 		if noSpot {
 			return f.cheapestNoSpot
@@ -636,23 +612,37 @@ func (m *model) costBound(nd need, noSpot bool) float64 {
 		return f.cheapest
 	}
 	bound := 0.0
-	for d, x := range nd.total {
-		if x <= 0 {
-			continue
-		}
-		unit := math.Inf(1)
-		for _, f := range fits {
-			if p := offer(f); p >= 0 && f.alloc[d] > 0 {
-				unit = min(unit, p/float64(f.alloc[d]))
+	for d := range nd.total {
+		sum := 0.0
+		for u, x := range nd.users {
+			if nd.byUser[u][d] <= 0 {
+				continue
 			}
+			unit := math.Inf(1)
+			for _, p := range m.pools {
+				if !m.usableByAll([]*pod{x}, p) {
+					continue
+				}
+				for _, f := range m.poolFits(p) {
+					if o := offer(f); o >= 0 && f.alloc[d] > 0 {
+						unit = min(unit, o/float64(f.alloc[d]))
+					}
+				}
+			}
+			sum += float64(nd.byUser[u][d]) * unit
 		}
-		bound = max(bound, float64(x)*unit)
+		bound = max(bound, sum)
 	}
-	for _, h := range nd.homeless {
+	for i, h := range nd.homeless {
 		cheapest := math.Inf(1)
-		for _, f := range fits {
-			if p := offer(f); p >= 0 && h.within(f.alloc) {
-				cheapest = min(cheapest, p)
+		for _, p := range m.pools {
+			if !m.usableByAll([]*pod{nd.homelessPods[i]}, p) {
+				continue
+			}
+			for _, f := range m.poolFits(p) {
+				if o := offer(f); o >= 0 && h.within(f.alloc) {
+					cheapest = min(cheapest, o)
+				}
 			}
 		}
 		bound = max(bound, cheapest)
