@@ -17,7 +17,7 @@ import (
 // changes how commands are sought:
 //
 //   - per NodePool (one pool's pending pods never enter another's
-//     simulation), it tries a subset of the pool's candidates, as many as
+//     simulation: a pool's are those it takes), it tries a subset of the pool's candidates, as many as
 //     the budget allows: the dearest whose pods a first-fit packing finds
 //     room for on the nodes that stay (packable), else the most wasteful
 //     (price × the share of the node its pods leave unused); pods that fit
@@ -160,8 +160,9 @@ func byPrice(cs []*candidate) []*candidate {
 // subsetFor tries a subset of a pool's candidates within its budget:
 // first those packable finds room for (dearest first), else the most
 // wasteful, repaired and halved until it pays; a subset found is then
-// grown to the budget with the most wasteful others, kept when that saves
-// more (their pods may share replacements).
+// grown to the budget with the most wasteful others that could pay alone
+// (cannotPay), kept when that saves more (their pods may share
+// replacements).
 func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal) (*globalProposal, error) {
 	order := byWaste(cs)
 	set := m.packable(byPrice(order), budget)
@@ -175,9 +176,10 @@ func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[s
 	var grown []*candidate // in waste order
 	extra := budget - len(p.cands)
 	for _, c := range order {
-		if slices.Contains(p.cands, c) {
+		switch {
+		case slices.Contains(p.cands, c):
 			grown = append(grown, c)
-		} else if extra > 0 {
+		case extra > 0 && m.cannotPay(pool, []*candidate{c}) == nil:
 			grown, extra = append(grown, c), extra-1
 		}
 	}
@@ -336,7 +338,7 @@ func (m *model) globalProbeSim(pool string, set []*candidate, totals map[string]
 func (m *model) globalTry(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, *simulation, error) {
 	p := m.poolByName[pool]
 	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal,
-		pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+		pending: func(x *pod) bool { return m.takes(p, x) }})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -426,22 +428,37 @@ func (m *model) capOptions(r *replacement) (float64, bool) {
 	return limit, true
 }
 
+// takes reports whether a pool takes a pending pod into its simulations:
+// the pod may use it (mayUse) and one of the instance types it allows
+// holds the pod's requests (a GPU pod never waits on a pool without GPUs;
+// m.mu held).
+func (m *model) takes(p *poolState, x *pod) bool {
+	if !m.mayUse(x.obj, p) {
+		return false
+	}
+	v, ok := m.toVec(x.placeRequests())
+	if !ok {
+		return true
+	}
+	return slices.ContainsFunc(m.poolFits(p), func(f typeFit) bool { return v.within(f.alloc) })
+}
+
 // pendingBaseline is what the pool's pending pods cost without any command:
 // the NodeClaims a simulation with no candidate plans for them (once per
 // model version and pool).
 func (m *model) pendingBaseline(pool string) (float64, error) {
 	p := m.poolByName[pool]
-	any := slices.ContainsFunc(m.pending, func(x *pod) bool { return m.mayUse(x.obj, p) })
+	m.mu.Lock()
+	any := slices.ContainsFunc(m.pending, func(x *pod) bool { return m.takes(p, x) })
+	b, ok := m.baselines[pool]
+	m.mu.Unlock()
 	if !any {
 		return 0, nil
 	}
-	m.mu.Lock()
-	b, ok := m.baselines[pool]
-	m.mu.Unlock()
 	if ok && b.version == m.version {
 		return b.cost, nil
 	}
-	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.takes(p, x) }})
 	if err != nil {
 		return 0, err
 	}

@@ -572,7 +572,7 @@ func (m *model) cannotPay(pool string, set []*candidate) *why {
 // pending pods (those the pool may take) or pods of nodes being deleted.
 func (m *model) othersMove(pool string) bool {
 	p := m.poolByName[pool]
-	if p == nil || slices.ContainsFunc(m.pending, func(x *pod) bool { return m.mayUse(x.obj, p) }) {
+	if p == nil || slices.ContainsFunc(m.pending, func(x *pod) bool { return m.takes(p, x) }) {
 		return true
 	}
 	for _, n := range m.nodes {
