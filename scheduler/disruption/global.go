@@ -17,13 +17,16 @@ import (
 // changes how commands are sought:
 //
 //   - per NodePool (one pool's pending pods never enter another's
-//     simulation: a pool's are those it takes), it tries a subset of the pool's candidates, as many as
-//     the budget allows: the dearest whose pods a first-fit packing finds
-//     room for on the nodes that stay (packable), else the most wasteful
-//     (price × the share of the node its pods leave unused); pods that fit
-//     nowhere take their node out of the subset, a subset that does not pay
-//     is halved; a subset that pays is grown to the budget with the most
-//     wasteful others when that saves more;
+//     simulation: a pool's are those it takes), it tries a subset of the
+//     pool's candidates, as many as the budget allows (at most maxSubset):
+//     the dearest whose pods a first-fit packing finds room for on the
+//     nodes that stay (packable), else the most wasteful (price × the share
+//     of the node its pods leave unused); pods that fit nowhere take their
+//     node out of the subset, a subset that does not pay is halved; a
+//     subset that pays is grown to the budget with the most wasteful others
+//     that could pay alone, when that saves more;
+//   - its simulations let pods land only on the nodes with the most room
+//     that admit them, a few more than the pods (view.go: landable);
 //   - a command may replace m nodes with n ≥ 0 NodeClaims when they cost
 //     less in total (each NodeClaim priced at its worst launch: its options
 //     are cut to those no dearer than its cheapest option at its worst);
@@ -85,7 +88,7 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 	// Subsets first, in every pool; the one that saves most wins.
 	var best *globalProposal
 	for _, pool := range pools {
-		p, err := m.subsetFor(pool, byPool[pool], budgets.left[pool], totals)
+		p, err := m.subsetFor(pool, byPool[pool], min(budgets.left[pool], maxSubset), totals)
 		if err != nil {
 			return nil, err
 		}
@@ -268,10 +271,13 @@ func deletable(sim *simulation, set []*candidate) []*candidate {
 }
 
 // maxGlobalAttempts bounds the repairs and halvings of one pool's subset;
-// maxPrunes the nodes pruning tries to keep.
+// maxPrunes the nodes pruning tries to keep; maxSubset the nodes of one
+// command (Karpenter's multi-node consolidation takes at most 100 too), so
+// that a simulation costs what a command moves whatever the cluster's size.
 const (
 	maxGlobalAttempts = 8
 	maxPrunes         = 6
+	maxSubset         = 100
 )
 
 // sourceOf is the candidate a pod comes from.

@@ -40,6 +40,10 @@ const DefaultSpotToSpotMinTypes = 15
 // share of the pool's disruption.
 const DefaultBalancedK = 2
 
+// defaultDestinations is the base of the bound on the nodes a global
+// simulation's pods may land on (view.go: landable).
+const defaultDestinations = 32
+
 // DefaultMinSavingsRatio is SearchGlobal's least saving of a command
 // without WithMinSavings: a tenth of the price of the nodes it disrupts,
 // so that it never churns for cents.
@@ -64,6 +68,9 @@ type config struct {
 	// noPrefilter simulates what prefilter.go would rule out (tests).
 	noPrefilter bool
 	parallelism int
+	// destinations bounds the nodes a global simulation's pods may land
+	// on (view.go: landable).
+	destinations int
 }
 
 // WithSearch chooses the search (default SearchKarpenter).
@@ -120,7 +127,7 @@ func WithMaxProbes(n int) Option { return func(c *config) { c.maxProbes = n } }
 
 func resolve(opts []Option) (config, error) {
 	c := config{search: SearchKarpenter, spotMinTypes: DefaultSpotToSpotMinTypes, balancedK: DefaultBalancedK,
-		minSavings: -1, minSavingsRatio: -1}
+		minSavings: -1, minSavingsRatio: -1, destinations: defaultDestinations}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

@@ -401,3 +401,27 @@ func checkPrefilter(t *testing.T, seed uint64, c randomCase, catalog instancetyp
 		t.Fatalf("seed %d: the checks before simulating change the commands:\n%s\n%s", seed, b, a)
 	}
 }
+
+// TestBoundedDestinations: with the global search's simulations bound to
+// very few destination nodes (so that the bound binds on small clusters),
+// every command still verifies against the whole cluster, no pod is lost,
+// and the plan does not depend on the input order.
+func TestBoundedDestinations(t *testing.T) {
+	catalog := testCatalog(t)
+	opts := []disruption.Option{disruption.WithSearch(disruption.SearchGlobal), disruption.WithDestinations(1)}
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		c := randomCluster(r, catalog)
+		res, err := disruption.Plan(c.cluster, c.pools, catalog, testNow(), opts...)
+		require.NoError(t, err, "seed %d", seed)
+		checkCommands(t, fmt.Sprintf("seed %d", seed), c, catalog, res)
+		shuffled := shuffle(r, c)
+		again, err := disruption.Plan(shuffled.cluster, shuffled.pools, catalog, testNow(), opts...)
+		require.NoError(t, err)
+		a, _ := json.Marshal(res)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Fatalf("seed %d: output changes with the input order:\n%s\n%s", seed, a, b)
+		}
+	}
+}

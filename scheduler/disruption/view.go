@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -358,7 +359,8 @@ func boolKey(b bool) string {
 
 // reduced builds the view a simulation gives Solve (see the top of this
 // file); ok is false when the simulation needs the full input.
-func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
+func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
+	gate := in.gate
 	entangled, ghosts := false, true
 	for _, sp := range pods {
 		if hostPorts(sp.obj) {
@@ -368,7 +370,11 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		ghosts = ghosts && !minDomains(sp.obj)
 	}
 	rel := m.relevant(pods)
-	lands := m.landable(pods)
+	limit := 0
+	if in.method == MethodGlobal {
+		limit = m.cfg.destinations
+	}
+	lands := m.landable(pods, limit, leaving)
 	var gs ghostSet
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
@@ -443,11 +449,20 @@ func (p *pod) slim() *corev1.Pod {
 // room. Pods of a class (prefilter.go) are alike but in requests: the
 // smallest of each resource stands for them. A resource the checks do not
 // count makes every node landable.
-func (m *model) landable(pods []*simPod) func(*node) bool {
+//
+// With a bound (the global search's simulations), each class may land only
+// on the bound + 2 × its pods nodes with the most room (cpu, then memory,
+// then name) that admit it and are not leaving: the other nodes are left
+// out or folded into ghosts as if they had no room, so that a simulation
+// costs what its pods need, not what the cluster holds. The plan stays
+// valid (the pods land on real nodes with real room, and ghosts keep the
+// topology counts); a move that needed another node is not found.
+func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) func(*node) bool {
 	rs := m.rooms()
 	type class struct {
 		cr    *classRoom
 		least vec
+		n     int
 	}
 	var order []string
 	classes := map[string]*class{}
@@ -466,17 +481,43 @@ func (m *model) landable(pods []*simPod) func(*node) bool {
 		for i, x := range v {
 			c.least[i] = min(c.least[i], x)
 		}
+		c.n++
 	}
 	ok := make(map[*node]bool, len(rs.nodes))
 	for _, k := range order {
 		c := classes[k]
+		var fit []int
 		for _, i := range c.cr.admitted {
-			if c.least.within(rs.rooms[i]) {
-				ok[rs.nodes[i]] = true
+			if c.least.within(rs.rooms[i]) && !leaving[rs.nodes[i].name] {
+				fit = append(fit, i)
 			}
+		}
+		if keep := bound + 2*c.n; bound > 0 && len(fit) > keep {
+			m.mostRoom(rs, fit)
+			fit = fit[:keep]
+		}
+		for _, i := range fit {
+			ok[rs.nodes[i]] = true
 		}
 	}
 	return func(n *node) bool { return ok[n] }
+}
+
+// mostRoom orders node indexes by room, most first: cpu, then memory,
+// then name.
+func (m *model) mostRoom(rs *roomState, idx []int) {
+	cpu, hasCPU := m.resIndex[corev1.ResourceCPU]
+	mem, hasMem := m.resIndex[corev1.ResourceMemory]
+	at := func(i, d int, has bool) int64 {
+		if !has {
+			return 0
+		}
+		return rs.rooms[i][d]
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(at(b, cpu, hasCPU), at(a, cpu, hasCPU)), cmp.Compare(at(b, mem, hasMem), at(a, mem, hasMem)),
+			strings.Compare(rs.nodes[a].name, rs.nodes[b].name))
+	})
 }
 
 // withPods returns obj with its allocatable raised by the pods' requests
