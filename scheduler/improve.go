@@ -419,12 +419,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		s.reattach(pp, from)
 		return
 	}
-	if dst.dropped {
-		dst.dropped = false
-		if dst.pool.nodesLeft > 0 {
-			dst.pool.nodesLeft--
-		}
-	}
+	s.undrop(dst)
 	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 
@@ -526,11 +521,7 @@ func (s *solver) widen(cl *claim) {
 	if id == cl.reqID {
 		return
 	}
-	s.unindex(cl)
-	cl.reqID = id
-	b := s.bucketFor(id)
-	cl.bucket = b
-	b.claims = append(b.claims, cl)
+	s.rebucket(cl, id)
 }
 
 // keptOnWiden returns the keys widen keeps (computed once: groups are all
@@ -545,8 +536,9 @@ func (s *solver) keptOnWiden() []string {
 // buildSlack indexes the room of every live claim, bucket by bucket.
 func (s *solver) buildSlack() {
 	for _, b := range s.buckets {
-		for _, cl := range b.claims {
-			if cl.bucket != b || cl.dropped || len(cl.pods) == 0 {
+		for i := range b.claims {
+			cl, own := b.entry(i)
+			if !own || cl.dropped || len(cl.pods) == 0 {
 				continue
 			}
 			if b.slack == nil {
@@ -603,9 +595,12 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 	maxUsable := s.reqs.info(b.reqID).maxUsable
 	var cands []*claim
-	for i, seen := len(b.claims)-1, 0; i >= 0 && seen < absorbScan; i-- {
+	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
+		if b.deadEntry(i) {
+			continue
+		}
 		cl := b.claims[i]
-		if cl == dst || cl.bucket != b || cl.dropped || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
+		if cl == dst || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
 			continue
 		}
 		seen++

@@ -239,11 +239,7 @@ func (s *solver) restore(cl *claim, st claimState) {
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != st.reqID {
-		s.unindex(cl)
-		cl.reqID = st.reqID
-		b := s.bucketFor(st.reqID)
-		cl.bucket = b
-		b.claims = append(b.claims, cl)
+		s.rebucket(cl, st.reqID)
 	}
 	cl.typ, cl.pos, cl.price = st.typ, st.pos, st.price
 	s.reindex(cl)
@@ -333,8 +329,11 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 		return true
 	}
 	if b := dst.bucket; b != nil {
-		for i, n := len(b.claims)-1, 0; i >= 0 && n < mergeOwnScan; i-- {
-			if cl := b.claims[i]; cl.bucket == b && len(cl.pods) <= len(dst.pods) && cl.price <= dst.price {
+		for i, n := b.prevLive(len(b.claims)-1), 0; i >= 0 && n < mergeOwnScan; i = b.prevLive(i - 1) {
+			if b.deadEntry(i) {
+				continue
+			}
+			if cl := b.claims[i]; len(cl.pods) <= len(dst.pods) && cl.price <= dst.price {
 				n++
 				add(cl)
 			}
@@ -493,12 +492,7 @@ func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	if !ok {
 		return // cannot happen: cl held the pod
 	}
-	if cl.dropped {
-		cl.dropped = false
-		if cl.pool.nodesLeft > 0 {
-			cl.pool.nodesLeft--
-		}
-	}
+	s.undrop(cl)
 	s.commit(pp, a, evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 

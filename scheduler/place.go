@@ -42,30 +42,8 @@ type claim struct {
 	slackIn            bool
 	slackCPU, slackMem uint8
 	slackPos           int
-}
-
-// bucket holds the claims that share one requirement set, in the order they
-// joined it. Entries of claims that moved on (their requirements narrowed)
-// stay behind and are skipped.
-type bucket struct {
-	idx    int
-	reqID  int32
-	pool   *pool
-	claims []*claim
-	// slack indexes the room of the bucket's claims during the improvement
-	// phase (nil before).
-	slack *slackIndex
-}
-
-func (s *solver) bucketFor(id int32) *bucket {
-	info := s.reqs.info(id)
-	if info.bucket == nil {
-		b := &bucket{idx: len(s.buckets), reqID: id, pool: info.pool}
-		info.bucket = b
-		s.buckets = append(s.buckets, b)
-		info.pool.buckets = append(info.pool.buckets, b)
-	}
-	return info.bucket
+	// bucketPos is the claim's entry in bucket.claims.
+	bucketPos int
 }
 
 // evaluation is a candidate placement, computed without side effects.
@@ -372,13 +350,22 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		// refused the pod for good.
 		permFrom := len(b.claims)
 		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
-			cl := b.claims[i]
-			if cl.bucket != b || cl.dropped {
+			if j := max(b.prevLive(i), cur-1); j < i {
+				// Entries j+1..i are dead.
+				if permFrom == i+1 {
+					permFrom = j + 1
+				}
+				if i = j; i < cur {
+					break
+				}
+			}
+			if b.deadEntry(i) {
 				if permFrom == i+1 {
 					permFrom = i
 				}
 				continue
 			}
+			cl := b.claims[i]
 			examined++
 			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
 				if permFrom == i+1 {
@@ -847,11 +834,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {
-		s.unindex(cl)
-		cl.reqID = ev.reqID
-		b := s.bucketFor(ev.reqID)
-		cl.bucket = b
-		b.claims = append(b.claims, cl)
+		s.rebucket(cl, ev.reqID)
 	}
 	cl.used = ev.need
 	cl.typ, cl.pos, cl.price = ev.typ, ev.pos, ev.price
