@@ -47,7 +47,7 @@ func (s *solver) improveWith(b *int) {
 	}
 	s.buildSlack()
 	s.slackBuilt = true
-	s.noRoom = map[noRoomKey]noRoom{}
+	s.noRoom = map[noRoomKey][]noRoom{}
 	// Rounds of drain, absorb and shrink while a round lowers the price
 	// (each move frees or fills room another move may use). Then merges and
 	// the existing-node pass, and one more round when they saved something:
@@ -289,15 +289,16 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 	c := a.c
 	var best evaluation
 	found, seen, examined := false, 0, 0
+	memo := s.noRoomMemo(a, src.pool)
 	for _, b := range src.pool.buckets {
 		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
 			continue
 		}
-		key, memo := s.noRoomKey(a, b)
-		last, known := s.noRoom[key]
-		if known && !s.noRoomHolds(last, b) {
-			known = false
+		var last noRoom
+		if memo != nil {
+			last = memo[b.idx]
 		}
+		known := last.set && s.noRoomHolds(last, b)
 		seenBefore, examinedBefore := seen, examined
 		var be bucketEval
 		checked, refused := false, false
@@ -344,14 +345,14 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 				b.slack.eachFirm(c.requests[0], c.requests[1], visit)
 			}
 		}
-		if memo && seen == seenBefore && examined < moveExamined && *budget > 0 {
+		if memo != nil && seen == seenBefore && examined < moveExamined && *budget > 0 {
 			left := src
 			if known && last.src != src {
 				left = nil // both searches together left nothing out
 			}
-			s.noRoom[key] = noRoom{gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
+			memo[b.idx] = noRoom{set: true, gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
 		} else if known && examined > examinedBefore {
-			delete(s.noRoom, key)
+			memo[b.idx] = noRoom{}
 		}
 		if seen >= moveCandidates {
 			break
@@ -360,29 +361,39 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 	return best, found
 }
 
-// noRoom records that a search of a bucket found no room for a pod: while
-// the bucket's slack index (gen), the counts of every domain but hostnames
-// (domains) and the reservations (res) stay as they were, the same search
-// finds nothing again, but for claim src, which it left out.
+// noRoom records (set) that a search of a bucket found no room for a pod:
+// while the bucket's slack index (gen), the counts of every domain but
+// hostnames (domains) and the reservations (res) stay as they were, the same
+// search finds nothing again, but for claim src, which it left out.
 type noRoom struct {
+	set          bool
 	gen, domains uint64
 	res          int
 	src          *claim
 }
 
+// noRoomKey is an attempt, as roomFor's memo knows it.
 type noRoomKey struct {
 	c          *class
 	alt, level int
 	reqID      int32
-	b          *bucket
 }
 
-// noRoomKey is the key of roomFor's memo for attempt a in bucket b, and
-// whether a search may be remembered at all: not in a NodePool with limits
-// (a claim anywhere in the pool changes what fits) nor when the pool must
-// fill its limits.
-func (s *solver) noRoomKey(a attempt, b *bucket) (noRoomKey, bool) {
-	return noRoomKey{c: a.c, alt: a.alt, level: a.level, reqID: a.reqID, b: b}, !b.pool.limited && !s.fills(b.pool)
+// noRoomMemo returns roomFor's memo for attempt a, one noRoom per bucket
+// (by bucket.idx), or nil when a search of pool p may not be remembered:
+// in a NodePool with limits (a claim anywhere in the pool changes what
+// fits), nor when the pool must fill its limits.
+func (s *solver) noRoomMemo(a attempt, p *pool) []noRoom {
+	if p.limited || s.fills(p) {
+		return nil
+	}
+	key := noRoomKey{c: a.c, alt: a.alt, level: a.level, reqID: a.reqID}
+	m := s.noRoom[key]
+	if len(m) < len(s.buckets) {
+		m = append(m, make([]noRoom, len(s.buckets)-len(m))...)
+		s.noRoom[key] = m
+	}
+	return m
 }
 
 func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {

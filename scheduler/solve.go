@@ -49,9 +49,9 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
-	widenKeys       []string             // keys a claim keeps when it widens (keptOnWiden)
-	frozen          *claim               // a claim detach leaves alone: undoInto restores it
-	noRoom          map[noRoomKey]noRoom // roomFor's searches that found nothing
+	widenKeys       []string               // keys a claim keeps when it widens (keptOnWiden)
+	frozen          *claim                 // a claim detach leaves alone: undoInto restores it
+	noRoom          map[noRoomKey][]noRoom // roomFor's searches that found nothing
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
