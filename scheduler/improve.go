@@ -255,7 +255,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 		return nil
 	}
 	// Leave the source for the duration of the search.
-	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	best, found := s.roomFor(a, src, budget)
 	crossed := false
@@ -303,12 +303,13 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 		var be bucketEval
 		checked, refused := false, false
 		visited, limit := 0, moveVisitedEdge
-		visit := func(cl *claim) bool {
+		visit := func(e slackEntry) bool {
 			visited++
 			if visited > limit {
 				return false
 			}
-			if cl == src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+			cl := e.cl
+			if e.cpu < c.requests[0] || e.mem < c.requests[1] || cl == src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 				return true
 			}
 			if !checked {
@@ -335,8 +336,11 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 			// The bucket had no room for this pod and has not changed since,
 			// but for the claim that search left out (the pod's claim then).
 			if x := last.src; x != nil && x != src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
-				visit(x)
+				visit(slackEntry{cl: x, cpu: math.MaxInt64, mem: math.MaxInt64})
 			}
+		case s.reqs.compat(b.reqID, a.reqID) < 0:
+			// The pod's requirements and the bucket's conflict: evalBucket
+			// would refuse it at the first claim with room.
 		default:
 			// Tight cells first, a few visits only; then the cells that surely fit.
 			b.slack.eachEdge(c.requests[0], c.requests[1], visit)
@@ -688,7 +692,7 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 			rollback()
 			return nil, false
 		}
-		srcHost := topology.Host{Hostname: src.host, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
+		srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 		s.topo.Unrecord(c.topo, a.active, &srcHost)
 		*budget--
 		ev, ok, _ := s.evalClaim(a, dst)

@@ -364,7 +364,7 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
 	srcReqs := s.reqs.info(src.reqID).reqs
-	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
 		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
 		if !ok {

@@ -44,6 +44,8 @@ type claim struct {
 	slackPos           int
 	// bucketPos is the claim's entry in bucket.claims.
 	bucketPos int
+	// hostDom is where topology keeps the domain of host.
+	hostDom topology.HostnameDomain
 }
 
 // evaluation is a candidate placement, computed without side effects.
@@ -477,7 +479,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	}
 	id := be.id
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
 		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
 			return ev, false, v.Permanent
 		}
@@ -846,7 +848,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
 		s.topo.Record(c.topo, a.active, &host)
 	}
 }
