@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
-	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -251,7 +250,7 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	}
 	// Stay in the source's domain of every key the pod matters to, hostname aside.
 	srcReqs := s.reqs.info(src.reqID).reqs
-	if a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs); !ok {
+	if a.reqID, ok = s.pinToDomains(a.reqID, c, src.reqID); !ok {
 		return nil
 	}
 	// Leave the source for the duration of the search.
@@ -522,14 +521,12 @@ func (s *solver) widen(cl *claim) {
 		}
 	}
 	if keys := s.keptOnWiden(); len(keys) > 0 {
-		cur := s.reqs.info(cl.reqID).reqs
-		keep := make([]requirements.Requirement, 0, len(keys))
-		for _, k := range keys {
-			if k != requirements.LabelHostname {
-				keep = append(keep, cur.Get(k))
-			}
+		keep, ok := s.keepMemo[cl.reqID]
+		if !ok {
+			keep = s.domainPins(keys, cl.reqID)
+			s.keepMemo[cl.reqID] = keep
 		}
-		if id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(keep...), nil)); id < 0 {
+		if id = s.reqs.and(id, keep); id < 0 {
 			return
 		}
 	}

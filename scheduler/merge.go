@@ -284,7 +284,6 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 	if len(c.alts) < 2 || slices.ContainsFunc(src.pods, func(pp *pending) bool { return pp.cls != c || pp.att.level != src.pods[0].att.level }) {
 		return -1
 	}
-	srcReqs := s.reqs.info(src.reqID).reqs
 	for alt := range c.alts {
 		a, ok := s.newAttempt(c, alt, src.pods[0].att.level, false)
 		if !ok || alt == src.pods[0].att.alt {
@@ -294,7 +293,7 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 		if wide < 0 {
 			continue
 		}
-		if wide, ok = s.pinToDomains(wide, c, srcReqs); ok {
+		if wide, ok = s.pinToDomains(wide, c, src.reqID); ok {
 			if nid := s.reqs.and(id, wide); fits(nid) {
 				return nid
 			}
@@ -363,10 +362,9 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
-	srcReqs := s.reqs.info(src.reqID).reqs
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
-		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
+		a, ev, ok := s.foldAttempt(pp, dst, src.reqID, &srcHost, budget)
 		if !ok {
 			return moved, false
 		}
@@ -377,17 +375,17 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	return moved, true
 }
 
-// foldAttempt evaluates pp, on a claim with requirements srcReqs at
+// foldAttempt evaluates pp, on a claim with requirement set srcID at
 // srcHost, on dst: under the required node-affinity term it was placed
 // under, else under each other term in turn. On success the pod's topology
 // counts are off srcHost (commit records them on dst).
-func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requirements, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
+func (s *solver) foldAttempt(pp *pending, dst *claim, srcID int32, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
 	c := pp.cls
 	for i := range c.alts {
 		alt := (pp.att.alt + i) % len(c.alts)
 		a, ok := s.newAttempt(c, alt, pp.att.level, false)
 		if ok {
-			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
+			a.reqID, ok = s.pinToDomains(a.reqID, c, srcID)
 		}
 		if !ok {
 			continue
@@ -402,20 +400,43 @@ func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requi
 	return attempt{}, evaluation{}, false
 }
 
-// pinToDomains narrows requirement set id to from's domain on every key but
-// hostname that topology counts the class on (false when nothing is left).
-func (s *solver) pinToDomains(id int32, c *class, from requirements.Requirements) (int32, bool) {
-	var pins []requirements.Requirement
-	for _, k := range c.topo.Keys() {
-		if k != requirements.LabelHostname {
-			pins = append(pins, from.Get(k))
+// pinToDomains narrows requirement set id to the domain of set from on
+// every key but hostname that topology counts the class on (false when
+// nothing is left).
+func (s *solver) pinToDomains(id int32, c *class, from int32) (int32, bool) {
+	k := pinKey{c, from}
+	pins, ok := s.pinMemo[k]
+	if !ok {
+		pins = -1
+		if slices.ContainsFunc(c.topo.Keys(), func(k string) bool { return k != requirements.LabelHostname }) {
+			pins = s.domainPins(c.topo.Keys(), from)
 		}
+		s.pinMemo[k] = pins
 	}
-	if len(pins) == 0 {
+	if pins < 0 {
 		return id, true
 	}
-	id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+	id = s.reqs.and(id, pins)
 	return id, id >= 0
+}
+
+// pinKey is a class and the requirement set of the claim it leaves.
+type pinKey struct {
+	c    *class
+	from int32
+}
+
+// domainPins returns the id of the requirements that keep set from's
+// values on keys (hostname aside).
+func (s *solver) domainPins(keys []string, from int32) int32 {
+	reqs := s.reqs.info(from).reqs
+	pins := make([]requirements.Requirement, 0, len(keys))
+	for _, k := range keys {
+		if k != requirements.LabelHostname {
+			pins = append(pins, reqs.Get(k))
+		}
+	}
+	return s.reqs.intern(requirements.NewRequirements(pins...), nil)
 }
 
 // mergeAtOnce is the merge for a NodePool with resource limits, where the
@@ -440,11 +461,10 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	var offs []off
 	for _, src := range chain {
 		before += src.price + s.cfg.nodeCost
-		srcReqs := s.reqs.info(src.reqID).reqs
 		for _, pp := range slices.Clone(src.pods) {
 			a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
 			if ok {
-				a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, srcReqs)
+				a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, src.reqID)
 			}
 			if !ok {
 				a, _ = s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)

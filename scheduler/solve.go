@@ -52,6 +52,9 @@ type solver struct {
 	widenKeys       []string               // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                 // a claim detach leaves alone: undoInto restores it
 	noRoom          map[noRoomKey][]noRoom // roomFor's searches that found nothing
+	pinMemo         map[pinKey]int32       // pinToDomains's requirement sets
+	keepMemo        map[int32]int32        // widen's requirement sets, by the claim's
+
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -122,7 +125,7 @@ func (s *solver) hasPreferences() bool {
 // it, the NodePools, existing nodes, pending pods (as classes), topology,
 // and each class's preferences. Its errors are invalid input.
 func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
+	s := &solver{cfg: cfg, domainMemo: map[string][]string{}, pinMemo: map[pinKey]int32{}, keepMemo: map[int32]int32{}}
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema
