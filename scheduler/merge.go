@@ -89,8 +89,14 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		s.mergeAtOnce(dst, bySize, budget)
 		return
 	}
-	if chain := s.mergePlan(dst, bySize, budget); len(chain) > 0 && s.foldChain(dst, chain, budget) {
-		return
+	cands := s.mergeCandidates(dst, bySize)
+	chain := s.mergePlan(dst, cands, budget)
+	if len(chain) > 0 {
+		if s.foldChain(dst, chain, budget) {
+			return
+		}
+		// Undone, the claims have new places in their buckets: look again.
+		cands = s.mergeCandidates(dst, bySize)
 	}
 	type fold struct {
 		src   *claim
@@ -103,7 +109,7 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 	bestN, bestSave, lastSave := 0, priceEps, 0.0
 	// Passes while one folds something: a claim that did not fit may fit
 	// once dst has grown to a larger type.
-	left := s.mergeCandidates(dst, bySize)
+	left := cands
 	for progress := true; progress && len(left) > 0; {
 		progress = false
 		rest := left[:0]
@@ -447,7 +453,7 @@ func (s *solver) domainPins(keys []string, from int32) int32 {
 // set off its claim, then adds each to dst through the ordinary evaluation;
 // if one is refused, or the result is not cheaper, everything goes back.
 func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
-	chain := s.mergePlan(dst, bySize, budget)
+	chain := s.mergePlan(dst, s.mergeCandidates(dst, bySize), budget)
 	if len(chain) == 0 {
 		return
 	}
@@ -517,17 +523,18 @@ func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 }
 
 // mergePlan returns the claims worth folding into dst at once: candidates
-// taken smallest first into a growing set while some type of the pool holds
-// the union within the limits the set frees, and the prefix whose cheapest
-// type saves the most over the claims apart (nil when none saves).
-func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
+// (mergeCandidates) taken in turn into a growing set while some type of the
+// pool holds the union within the limits the set frees, and the prefix
+// whose cheapest type saves the most over the claims apart (nil when none
+// saves).
+func (s *solver) mergePlan(dst *claim, cands []*claim, budget *int) []*claim {
 	p := dst.pool
 	id, need, charged := dst.reqID, dst.used, dst.charged
 	ports := slices.Clone(dst.ports)
 	apart := dst.price
 	var chain []*claim
 	bestLen, bestSave := 0, priceEps
-	for _, src := range s.mergeCandidates(dst, bySize) {
+	for _, src := range cands {
 		if *budget <= 0 || len(chain) >= mergeWidth {
 			break
 		}
