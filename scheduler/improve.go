@@ -46,7 +46,7 @@ func (s *solver) improveWith(b *int) {
 	}
 	s.buildSlack()
 	s.slackBuilt = true
-	s.noRoom = map[noRoomKey][]noRoom{}
+	s.noRoom = map[noRoomKey]*moveMemo{}
 	// Rounds of drain, absorb and shrink while a round lowers the price
 	// (each move frees or fills room another move may use). Then merges and
 	// the existing-node pass, and one more round when they saved something:
@@ -285,83 +285,120 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 // roomFor finds the claim of src's pool, other than src, that takes the
 // attempt's pod at no extra price and is left the fullest.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
-	c := a.c
-	var best evaluation
-	found, seen, examined := false, 0, 0
-	memo := s.noRoomMemo(a, src.pool)
+	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a, src.pool)}
 	for _, b := range src.pool.buckets {
-		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
+		if b.slack == nil || r.examined >= moveExamined || *budget <= 0 {
 			continue
 		}
-		var last noRoom
-		if memo != nil {
-			last = memo[b.idx]
-		}
-		known := last.set && s.noRoomHolds(last, b)
-		seenBefore, examinedBefore := seen, examined
-		var be bucketEval
-		checked, refused := false, false
-		visited, limit := 0, moveVisitedEdge
-		visit := func(e slackEntry) bool {
-			visited++
-			if visited > limit {
-				return false
-			}
-			cl := e.cl
-			if e.cpu < c.requests[0] || e.mem < c.requests[1] || cl == src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
-				return true
-			}
-			if !checked {
-				checked = true
-				var ok bool
-				if be, ok, _ = s.evalBucket(a, b); !ok {
-					refused = true
-					return false
-				}
-			}
-			*budget--
-			examined++
-			ev, ok, _ := s.evalInBucket(a, cl, be, 0)
-			if ok && ev.delta <= priceEps {
-				if !found || ev.waste < best.waste {
-					best, found = ev, true
-				}
-				seen++
-			}
-			return seen < moveCandidates && examined < moveExamined && *budget > 0
-		}
-		switch {
-		case known:
-			// The bucket had no room for this pod and has not changed since,
-			// but for the claim that search left out (the pod's claim then).
-			if x := last.src; x != nil && x != src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
-				visit(slackEntry{cl: x, cpu: math.MaxInt64, mem: math.MaxInt64})
-			}
-		case s.reqs.compat(b.reqID, a.reqID) < 0:
-			// The pod's requirements and the bucket's conflict: evalBucket
-			// would refuse it at the first claim with room.
-		default:
-			// Tight cells first, a few visits only; then the cells that surely fit.
-			b.slack.eachEdge(c.requests[0], c.requests[1], visit)
-			if !refused && seen < moveCandidates {
-				visited, limit = 0, moveVisited
-				b.slack.eachFirm(c.requests[0], c.requests[1], visit)
-			}
-		}
-		if memo != nil && seen == seenBefore && examined < moveExamined && *budget > 0 {
-			left := src
-			if known && last.src != src {
-				left = nil // both searches together left nothing out
-			}
-			memo[b.idx] = noRoom{set: true, gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
-		} else if known && examined > examinedBefore {
-			memo[b.idx] = noRoom{}
-		}
-		if seen >= moveCandidates {
+		r.search(b)
+		if r.seen >= moveCandidates {
 			break
 		}
 	}
-	return best, found
+	return r.best, r.found
+}
+
+// roomSearch is the state of one roomFor: the best claim found so far, how
+// many claims took the pod (seen) and were evaluated (examined), and the
+// search of the current bucket.
+type roomSearch struct {
+	s      *solver
+	a      attempt
+	src    *claim
+	budget *int
+	memo   *moveMemo // nil: nothing is remembered (see moveMemo)
+
+	best                  evaluation
+	found                 bool
+	seen, examined        int
+	b                     *bucket
+	be                    bucketEval
+	checked, refused      bool
+	visited, visitedLimit int
+}
+
+// search looks for room in bucket b: tight cells first, a few visits only;
+// then the cells that surely fit. A bucket searched before in vain and
+// unchanged since is skipped (noRoom), and so is one whose requirements
+// the pod's conflict with or whose domains refused it as they stand
+// (refusal): evalBucket would refuse the pod at the first claim with room.
+func (r *roomSearch) search(b *bucket) {
+	s, c := r.s, r.a.c
+	var last noRoom
+	if r.memo != nil {
+		last = r.memo.noRoom[b.idx]
+	}
+	known := last.set && s.noRoomHolds(last, b)
+	seenBefore, examinedBefore := r.seen, r.examined
+	r.b, r.be, r.checked, r.refused = b, bucketEval{}, false, false
+	r.visited, r.visitedLimit = 0, moveVisitedEdge
+	switch {
+	case known:
+		// Nothing but, perhaps, the claim that search left out (the pod's
+		// claim then).
+		if x := last.src; x != nil && x != r.src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
+			r.visit(slackEntry{cl: x, cpu: math.MaxInt64, mem: math.MaxInt64})
+		}
+	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.memo != nil && s.refusalHolds(r.memo.refused[b.idx]):
+	default:
+		b.slack.eachEdge(c.requests[0], c.requests[1], r.visit)
+		if !r.refused && r.seen < moveCandidates {
+			r.visited, r.visitedLimit = 0, moveVisited
+			b.slack.eachFirm(c.requests[0], c.requests[1], r.visit)
+		}
+	}
+	if r.memo == nil {
+		return
+	}
+	if r.seen == seenBefore && r.examined < moveExamined && *r.budget > 0 {
+		left := r.src
+		if known && last.src != r.src {
+			left = nil // both searches together left nothing out
+		}
+		r.memo.noRoom[b.idx] = noRoom{set: true, gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
+	} else if known && r.examined > examinedBefore {
+		r.memo.noRoom[b.idx] = noRoom{}
+	}
+}
+
+// visit evaluates the pod on one claim of the bucket searched, and reports
+// whether the search goes on.
+func (r *roomSearch) visit(e slackEntry) bool {
+	s, c, cl := r.s, r.a.c, e.cl
+	if r.visited++; r.visited > r.visitedLimit {
+		return false
+	}
+	if e.cpu < c.requests[0] || e.mem < c.requests[1] || cl == r.src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+		return true
+	}
+	if !r.checked {
+		r.checked = true
+		var ok bool
+		if r.be, ok, _ = s.evalBucket(r.a, r.b); !ok {
+			r.refused = true
+			if r.memo != nil {
+				r.memo.refused[r.b.idx] = refusal{set: true, domains: s.topo.DomainSum(), res: s.resVersion}
+			}
+			return false
+		}
+	}
+	*r.budget--
+	r.examined++
+	ev, ok, _ := s.evalInBucket(r.a, cl, r.be, 0)
+	if ok && ev.delta <= priceEps {
+		if !r.found || ev.waste < r.best.waste {
+			r.best, r.found = ev, true
+		}
+		r.seen++
+	}
+	return r.seen < moveCandidates && r.examined < moveExamined && *r.budget > 0
+}
+
+// moveMemo is what roomFor remembers of the searches for one attempt, by
+// bucket (bucket.idx).
+type moveMemo struct {
+	noRoom  []noRoom
+	refused []refusal
 }
 
 // noRoom records (set) that a search of a bucket found no room for a pod:
@@ -375,6 +412,16 @@ type noRoom struct {
 	src          *claim
 }
 
+// refusal records (set) that evalBucket refused the pod in a bucket: what
+// it checks (the requirements, and topology on every key but hostname)
+// answers the same while the counts of those domains (domains) and the
+// reservations (res) stay as they were.
+type refusal struct {
+	set     bool
+	domains uint64
+	res     int
+}
+
 // noRoomKey is an attempt, as roomFor's memo knows it.
 type noRoomKey struct {
 	c          *class
@@ -382,25 +429,32 @@ type noRoomKey struct {
 	reqID      int32
 }
 
-// noRoomMemo returns roomFor's memo for attempt a, one noRoom per bucket
-// (by bucket.idx), or nil when a search of pool p may not be remembered:
-// in a NodePool with limits (a claim anywhere in the pool changes what
-// fits), nor when the pool must fill its limits.
-func (s *solver) noRoomMemo(a attempt, p *pool) []noRoom {
+// moveMemo returns roomFor's memo for attempt a, or nil when a search of
+// pool p may not be remembered: in a NodePool with limits (a claim anywhere
+// in the pool changes what fits), nor when the pool must fill its limits.
+func (s *solver) moveMemo(a attempt, p *pool) *moveMemo {
 	if p.limited || s.fills(p) {
 		return nil
 	}
 	key := noRoomKey{c: a.c, alt: a.alt, level: a.level, reqID: a.reqID}
 	m := s.noRoom[key]
-	if len(m) < len(s.buckets) {
-		m = append(m, make([]noRoom, len(s.buckets)-len(m))...)
+	if m == nil {
+		m = &moveMemo{}
 		s.noRoom[key] = m
+	}
+	if n := len(s.buckets); len(m.noRoom) < n {
+		m.noRoom = append(m.noRoom, make([]noRoom, n-len(m.noRoom))...)
+		m.refused = append(m.refused, make([]refusal, n-len(m.refused))...)
 	}
 	return m
 }
 
 func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {
 	return m.gen == b.slack.gen && m.domains == s.topo.DomainSum() && m.res == s.resVersion
+}
+
+func (s *solver) refusalHolds(m refusal) bool {
+	return m.set && m.domains == s.topo.DomainSum() && m.res == s.resVersion
 }
 
 // moveBack returns pp to claim dst (undoing a move from dst to another

@@ -49,11 +49,11 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
-	widenKeys       []string               // keys a claim keeps when it widens (keptOnWiden)
-	frozen          *claim                 // a claim detach leaves alone: undoInto restores it
-	noRoom          map[noRoomKey][]noRoom // roomFor's searches that found nothing
-	pinMemo         map[pinKey]int32       // pinToDomains's requirement sets
-	keepMemo        map[int32]int32        // widen's requirement sets, by the claim's
+	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
+	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
+	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
+	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
+	keepMemo        map[int32]int32         // widen's requirement sets, by the claim's
 
 }
 
