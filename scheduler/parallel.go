@@ -35,7 +35,7 @@ func parallelChunks(n, workers int, do func(from, to int)) {
 }
 
 // workerCount is how many goroutines a solve may run its independent work
-// on (finalising NodeClaims): the option's, else GOMAXPROCS.
+// on (class keys, finalising NodeClaims): the option's, else GOMAXPROCS.
 func (c *config) workerCount() int {
 	if c.workers > 0 {
 		return c.workers
