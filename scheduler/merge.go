@@ -324,12 +324,15 @@ func allMovable(cl *claim) bool {
 // pool (bySize). Every pod of theirs may move.
 func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 	var out []*claim
-	seen := map[*claim]bool{dst: true}
+	// A claim is seen when its mark is this call's.
+	s.mark++
+	seen := func(cl *claim) bool { return cl.mark == s.mark }
+	dst.mark = s.mark
 	add := func(cl *claim) bool {
-		if seen[cl] || cl.dropped || len(cl.pods) == 0 || !allMovable(cl) || !s.mayFold(dst, cl) {
+		if seen(cl) || cl.dropped || len(cl.pods) == 0 || !allMovable(cl) || !s.mayFold(dst, cl) {
 			return false
 		}
-		seen[cl] = true
+		cl.mark = s.mark
 		out = append(out, cl)
 		return true
 	}
@@ -352,7 +355,7 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 		out = out[:min(len(out), mergeScan/3)]
 	}
 	for i, n := 0, 0; i < len(bySize) && len(out) < mergeScan && n < mergeScan*4; i++ {
-		if cl := bySize[i]; !seen[cl] {
+		if cl := bySize[i]; !seen(cl) {
 			n++
 			add(cl)
 		}

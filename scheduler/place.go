@@ -46,6 +46,8 @@ type claim struct {
 	bucketPos int
 	// hostDom is where topology keeps the domain of host.
 	hostDom topology.HostnameDomain
+	// mark is the solver's mark when a search last saw the claim.
+	mark uint64
 }
 
 // evaluation is a candidate placement, computed without side effects.

@@ -52,6 +52,7 @@ type solver struct {
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
+	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
 	keepMemo        map[int32]int32         // widen's requirement sets, by the claim's
 
