@@ -576,18 +576,19 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 	if !need.Fits(info.maxUsable) {
 		return 0, 0, 0, false
 	}
-	prices := s.idx.Prices(info.offer)
+	scan := info.scanFor(s, p)
 	var left binpack.ReservationsLeft
 	if s.hasReservations {
 		left = s.leftFor(holder) // once, not per type
 	}
-	for i := from; i < len(info.members); i++ {
-		tt := int(info.members[i])
-		if prices[tt] > maxPrice {
+	for i := from; i < len(scan); i++ {
+		m := &scan[i]
+		if m.price > maxPrice {
 			return 0, 0, 0, false // the rest cost more still
 		}
-		if u := &p.usable[tt]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
-			continue // cpu and memory first: most types that do not fit fail there, without copying vectors
+		tt := int(m.t)
+		if need[0] > m.cpu || need[1] > m.mem || !need.Fits(p.usable[tt]) {
+			continue // cpu and memory first, from the scan: most types that do not fit fail there
 		}
 		if p.limited {
 			capT := s.idx.Capacity(tt)
@@ -598,7 +599,7 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		if len(ports) > 0 && s.dsPortClash(p, tt, ports) {
 			continue
 		}
-		pr := prices[tt]
+		pr := m.price
 		if s.hasReservations {
 			// Reservations other claims fill are not for this one.
 			pr, _, _ = s.idx.Cheapest(tt, info.offer, left)
