@@ -33,6 +33,8 @@ type Pod struct {
 	Terms   []Term
 	matched []*group
 	keys    []string
+	// keyStates holds the tracker's state of each of keys (Finish).
+	keyStates []*keyState
 }
 
 // Isolated reports whether the pod has a required anti-affinity to itself
@@ -113,6 +115,9 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 			p.keys = append(p.keys, k)
 		}
 		slices.Sort(p.keys)
+		for _, k := range p.keys {
+			p.keyStates = append(p.keyStates, t.keys[k])
+		}
 	}
 }
 
@@ -359,11 +364,11 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 		return nil, nil
 	}
 	var pins []requirements.Requirement
-	for _, key := range p.keys {
+	for i, key := range p.keys {
 		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) {
 			continue
 		}
-		ks := t.keys[key]
+		ks := p.keyStates[i]
 		cands, single := t.candidates(ks, h)
 		if len(cands) == 0 {
 			// The node will not have the key: spread and affinity terms on it
