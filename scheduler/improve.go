@@ -53,7 +53,17 @@ func (s *solver) improveWith(b *int) {
 	// a merge is strictly cheaper, but the larger, narrower claims it leaves
 	// give the other moves less to work with, so merging last can only
 	// lower the price the rounds reached.
-	s.improveRounds(&budget)
+	//
+	// Above mergeMaxPods pending pods, one more round instead of the
+	// merges and the round after them: at 100,000 aws-mixed pods those
+	// took a quarter of the solve to save 0.6% where a fourth round saves
+	// 0.4%.
+	if len(s.pending) > mergeMaxPods {
+		s.improveRounds(&budget, improveRounds+1)
+		s.toExisting(&budget)
+		return
+	}
+	s.improveRounds(&budget, improveRounds)
 	before := s.totalPrice()
 	s.mergeRound(s.byPods(), &budget)
 	s.toExisting(&budget)
@@ -62,8 +72,9 @@ func (s *solver) improveWith(b *int) {
 	}
 }
 
-func (s *solver) improveRounds(budget *int) {
-	for round := 0; round < improveRounds && *budget > 0; round++ {
+// improveRounds runs up to n rounds, while a round lowers the price.
+func (s *solver) improveRounds(budget *int, n int) {
+	for round := 0; round < n && *budget > 0; round++ {
 		before := s.totalPrice()
 		s.improveRound(budget)
 		if s.totalPrice() >= before-priceEps {
@@ -72,8 +83,12 @@ func (s *solver) improveRounds(budget *int) {
 	}
 }
 
-// improveRounds bounds the rounds of the improvement phase.
-const improveRounds = 3
+// improveRounds bounds the rounds of the improvement phase before the
+// merges, and mergeMaxPods the pending pods of a plan that merges.
+const (
+	improveRounds = 3
+	mergeMaxPods  = 50000
+)
 
 func (s *solver) totalPrice() float64 {
 	total := 0.0
