@@ -336,7 +336,8 @@ type roomSearch struct {
 // then the cells that surely fit. A bucket searched before in vain and
 // unchanged since is skipped (noRoom), and so is one whose requirements
 // the pod's conflict with or whose domains refused it as they stand
-// (refusal): evalBucket would refuse the pod at the first claim with room.
+// (bucketCheck): evalBucket would refuse the pod at the first claim with
+// room.
 func (r *roomSearch) search(b *bucket) {
 	s, c := r.s, r.a.c
 	var last noRoom
@@ -354,7 +355,7 @@ func (r *roomSearch) search(b *bucket) {
 		if x := last.src; x != nil && x != r.src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
 			r.visit(slackEntry{cl: x, cpu: math.MaxInt64, mem: math.MaxInt64})
 		}
-	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.memo != nil && s.refusalHolds(r.memo.refused[b.idx]):
+	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.memo != nil && r.memo.refuses(s, b):
 	default:
 		b.slack.eachEdge(c.requests[0], c.requests[1], r.visit)
 		if !r.refused && r.seen < moveCandidates {
@@ -389,11 +390,8 @@ func (r *roomSearch) visit(e slackEntry) bool {
 	if !r.checked {
 		r.checked = true
 		var ok bool
-		if r.be, ok, _ = s.evalBucket(r.a, r.b); !ok {
+		if r.be, ok = s.checkBucket(r.a, r.b, r.memo); !ok {
 			r.refused = true
-			if r.memo != nil {
-				r.memo.refused[r.b.idx] = refusal{set: true, domains: s.topo.DomainSum(), res: s.resVersion}
-			}
 			return false
 		}
 	}
@@ -412,8 +410,8 @@ func (r *roomSearch) visit(e slackEntry) bool {
 // moveMemo is what roomFor remembers of the searches for one attempt, by
 // bucket (bucket.idx).
 type moveMemo struct {
-	noRoom  []noRoom
-	refused []refusal
+	noRoom []noRoom
+	checks []bucketCheck
 }
 
 // noRoom records (set) that a search of a bucket found no room for a pod:
@@ -427,14 +425,39 @@ type noRoom struct {
 	src          *claim
 }
 
-// refusal records (set) that evalBucket refused the pod in a bucket: what
+// bucketCheck is evalBucket's answer for the pod in a bucket (set): what
 // it checks (the requirements, and topology on every key but hostname)
-// answers the same while the counts of those domains (domains) and the
-// reservations (res) stay as they were.
-type refusal struct {
+// answers the same while DomainSum (domains) and the reservations (res)
+// stay as they were.
+type bucketCheck struct {
 	set     bool
+	ok      bool
 	domains uint64
 	res     int
+	be      bucketEval
+}
+
+// checkBucket is evalBucket for attempt a in bucket b, answered from the
+// attempt's memo m while it holds (m nil: no memo).
+func (s *solver) checkBucket(a attempt, b *bucket, m *moveMemo) (bucketEval, bool) {
+	if m == nil {
+		be, ok, _ := s.evalBucket(a, b)
+		return be, ok
+	}
+	c := &m.checks[b.idx]
+	if c.set && c.domains == s.topo.DomainSum() && c.res == s.resVersion {
+		return c.be, c.ok
+	}
+	be, ok, _ := s.evalBucket(a, b)
+	*c = bucketCheck{set: true, ok: ok, domains: s.topo.DomainSum(), res: s.resVersion, be: be}
+	return be, ok
+}
+
+// refuses reports whether the memo knows that evalBucket refuses its
+// attempt in bucket b as things stand.
+func (m *moveMemo) refuses(s *solver, b *bucket) bool {
+	c := &m.checks[b.idx]
+	return c.set && !c.ok && c.domains == s.topo.DomainSum() && c.res == s.resVersion
 }
 
 // noRoomKey is an attempt, as roomFor's memo knows it.
@@ -459,17 +482,13 @@ func (s *solver) moveMemo(a attempt, p *pool) *moveMemo {
 	}
 	if n := len(s.buckets); len(m.noRoom) < n {
 		m.noRoom = append(m.noRoom, make([]noRoom, n-len(m.noRoom))...)
-		m.refused = append(m.refused, make([]refusal, n-len(m.refused))...)
+		m.checks = append(m.checks, make([]bucketCheck, n-len(m.checks))...)
 	}
 	return m
 }
 
 func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {
 	return m.gen == b.slack.gen && m.domains == s.topo.DomainSum() && m.res == s.resVersion
-}
-
-func (s *solver) refusalHolds(m refusal) bool {
-	return m.set && m.domains == s.topo.DomainSum() && m.res == s.resVersion
 }
 
 // moveBack returns pp to claim dst (undoing a move from dst to another
@@ -761,7 +780,7 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 		srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 		s.topo.Unrecord(c.topo, a.active, &srcHost)
 		*budget--
-		ev, ok, _ := s.evalClaim(a, dst)
+		ev, ok := s.evalClaim(a, dst)
 		if !ok || ev.price > limit {
 			s.topo.Record(c.topo, a.active, &srcHost)
 			rollback()

@@ -401,7 +401,7 @@ func (s *solver) foldAttempt(pp *pending, dst *claim, srcID int32, srcHost *topo
 		}
 		s.topo.Unrecord(c.topo, a.active, srcHost)
 		*budget--
-		if ev, ok, _ := s.evalClaim(a, dst); ok {
+		if ev, ok := s.evalClaim(a, dst); ok {
 			return a, ev, true
 		}
 		s.topo.Record(c.topo, a.active, srcHost)
@@ -488,7 +488,7 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	ok := true
 	for _, o := range offs {
 		*budget--
-		ev, fits, _ := s.evalClaim(o.a, dst)
+		ev, fits := s.evalClaim(o.a, dst)
 		if !fits {
 			ok = false
 			break

@@ -461,15 +461,19 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	return be, true, false
 }
 
-// evalClaim evaluates adding the pod to a planned claim. mono reports that
-// the refusal is permanent for the pod's class (resources, ports, required
-// anti-affinity), so later pods of the class may skip the claim.
-func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) {
-	be, ok, perm := s.evalBucket(a, cl.bucket)
-	if !ok {
-		return ev, false, perm
+// evalClaim evaluates adding the pod to a planned claim (the improvement
+// phase's moves: the bucket's part answered from the attempt's memo).
+func (s *solver) evalClaim(a attempt, cl *claim) (evaluation, bool) {
+	var m *moveMemo
+	if s.noRoom != nil {
+		m = s.moveMemo(a, cl.pool)
 	}
-	return s.evalInBucket(a, cl, be, math.Inf(1))
+	be, ok := s.checkBucket(a, cl.bucket, m)
+	if !ok {
+		return evaluation{}, false
+	}
+	ev, ok, _ := s.evalInBucket(a, cl, be, math.Inf(1))
+	return ev, ok
 }
 
 // evalInBucket evaluates the claim-specific part: host ports, hostname
