@@ -18,7 +18,8 @@ import (
 //     first, and the claim is refitted to the cheapest instance type that
 //     still holds what is left.
 //
-// A move takes a pod to a claim of the same NodePool, in the same domain of
+// A move takes a pod to a claim of its NodePool or of another it tolerates
+// (kube-scheduler sees only nodes), in the same domain of
 // every topology key the pod matters to except hostname (so zone, capacity
 // type and custom-key counts never change), where its requirements hold and
 // the hostname rules (anti-affinity, spread) are checked again; pods that
@@ -52,7 +53,8 @@ func (s *solver) improveWith(b *int) {
 	// the existing-node pass, and one more round when they saved something:
 	// a merge is strictly cheaper, but the larger, narrower claims it leaves
 	// give the other moves less to work with, so merging last can only
-	// lower the price the rounds reached.
+	// lower the price the rounds reached. Claims are drained under the
+	// pods' other node-affinity terms after that.
 	//
 	// Above mergeMaxPods pending pods, one more round instead of the
 	// merges and the round after them: at 100,000 aws-mixed pods those
@@ -61,12 +63,14 @@ func (s *solver) improveWith(b *int) {
 	if len(s.pending) > mergeMaxPods {
 		s.improveRounds(&budget, improveRounds+1)
 		s.toExisting(&budget)
+		s.drainOtherTerms(&budget)
 		return
 	}
 	s.improveRounds(&budget, improveRounds)
 	before := s.totalPrice()
 	s.mergeRound(s.byPods(), &budget)
 	s.toExisting(&budget)
+	s.drainOtherTerms(&budget)
 	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
 	}
@@ -159,6 +163,25 @@ func (s *solver) liveClaims() []*claim {
 // isolated pod (one per node among its group) is left alone: such a pod
 // rarely finds a node without its peers.
 func (s *solver) drain(cl *claim, budget *int) {
+	s.drainWith(cl, false, budget)
+}
+
+// drainOtherTerms drains, last, the claims holding a pod with more than
+// one required node-affinity term, letting each pod move under any of its
+// terms: done earlier, such moves steer the rounds into other (not always
+// cheaper) plans.
+func (s *solver) drainOtherTerms(budget *int) {
+	for _, cl := range s.byPrice() {
+		if *budget <= 0 {
+			return
+		}
+		if !cl.dropped && slices.ContainsFunc(cl.pods, func(pp *pending) bool { return len(pp.cls.alts) > 1 }) {
+			s.drainWith(cl, true, budget)
+		}
+	}
+}
+
+func (s *solver) drainWith(cl *claim, otherTerms bool, budget *int) {
 	for _, pp := range cl.pods {
 		if pp.cls.isolated {
 			return
@@ -171,7 +194,7 @@ func (s *solver) drain(cl *claim, budget *int) {
 	}
 	var moves []move
 	for _, pp := range pods {
-		to := s.moveOut(pp, budget)
+		to := s.moveOut(pp, otherTerms, budget)
 		if to == nil {
 			for i := len(moves) - 1; i >= 0; i-- {
 				s.moveBack(moves[i].pp, cl)
@@ -193,20 +216,31 @@ func (s *solver) shrink(cl *claim, budget *int) {
 		if *budget <= 0 {
 			return
 		}
-		s.moveOut(pp, budget)
+		s.moveOut(pp, false, budget)
 	}
 }
 
-// atSmallest reports whether no type of cl's NodePool that holds one of
-// its pods costs less than cl's.
+// atSmallest reports whether, for every pod of cl, no type of cl's
+// NodePool that holds that pod alone costs less than cl's: then whatever
+// pod stays keeps the price. (The pod smallest by one measure is not
+// enough: a pod light on cpu may need the most memory.)
 func (s *solver) atSmallest(cl *claim) bool {
 	if s.hasReservations || len(cl.pods) == 0 {
 		return false
 	}
-	small := slices.MinFunc(cl.pods, smallerFirst)
-	charged := cl.charged
-	_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, small.cls.requests, &charged, 0, math.Inf(1), cl)
-	return ok && price >= cl.price-priceEps
+	var seen []*class
+	for _, pp := range cl.pods {
+		if slices.Contains(seen, pp.cls) {
+			continue
+		}
+		seen = append(seen, pp.cls)
+		charged := cl.charged
+		_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, pp.cls.requests, &charged, 0, math.Inf(1), cl)
+		if !ok || price < cl.price-priceEps {
+			return false
+		}
+	}
+	return true
 }
 
 func bySizeDesc(pods []*pending) []*pending {
@@ -250,10 +284,12 @@ const (
 	moveVisitedEdge = 64
 )
 
-// moveOut moves pp from its claim to the claim of the same pool that holds it
-// at no extra price and is left fullest, and returns that claim (nil when
+// moveOut moves pp from its claim to the claim (of src's pool first, then of
+// any other pool it tolerates) that holds it at no extra price and is left
+// fullest; with otherTerms (a drain, which empties the claim), also under the
+// pod's other required node-affinity terms, and returns that claim (nil when
 // none can).
-func (s *solver) moveOut(pp *pending, budget *int) *claim {
+func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 	src := pp.claim
 	c := pp.cls
 	if src == nil || !c.topo.Movable() {
@@ -281,6 +317,9 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			a, crossed = free, true
 		}
 	}
+	if !found && otherTerms {
+		a, best, found = s.roomUnderOtherTerm(pp, src, budget)
+	}
 	if !found {
 		s.topo.Record(c.topo, a.active, &srcHost)
 		return nil
@@ -297,11 +336,35 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	return dst
 }
 
-// roomFor finds the claim of src's pool, other than src, that takes the
-// attempt's pod at no extra price and is left the fullest.
+// roomUnderOtherTerm looks for room for pp under each other required
+// node-affinity term of its class, at the same relaxation level (the terms
+// are ORed: any one holds the pod), pinned to the source's domains.
+func (s *solver) roomUnderOtherTerm(pp *pending, src *claim, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	for alt := range c.alts {
+		if alt == pp.att.alt || *budget <= 0 {
+			continue
+		}
+		a, ok := s.newAttempt(c, alt, pp.att.level, false)
+		if !ok {
+			continue
+		}
+		if a.reqID, ok = s.pinToDomains(a.reqID, c, src.reqID); !ok {
+			continue
+		}
+		if best, found := s.roomFor(a, src, budget); found {
+			return a, best, true
+		}
+	}
+	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	return a, evaluation{}, false
+}
+
+// roomFor finds the claim, other than src, that takes the attempt's pod at
+// no extra price and is left the fullest, in src's pool first.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
-	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a, src.pool)}
-	for _, b := range src.pool.buckets {
+	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a)}
+	for _, b := range s.moveBuckets(a.c, src.pool, a.level) {
 		if b.slack == nil || r.examined >= moveExamined || *budget <= 0 {
 			continue
 		}
@@ -321,7 +384,8 @@ type roomSearch struct {
 	a      attempt
 	src    *claim
 	budget *int
-	memo   *moveMemo // nil: nothing is remembered (see moveMemo)
+	memo   *moveMemo // the attempt's (moveMemo); bm is it for the current bucket, or nil
+	bm     *moveMemo
 
 	best                  evaluation
 	found                 bool
@@ -340,9 +404,13 @@ type roomSearch struct {
 // room.
 func (r *roomSearch) search(b *bucket) {
 	s, c := r.s, r.a.c
+	r.bm = nil
+	if s.remembers(b.pool) {
+		r.bm = r.memo
+	}
 	var last noRoom
-	if r.memo != nil {
-		last = r.memo.noRoom[b.idx]
+	if r.bm != nil {
+		last = r.bm.noRoom[b.idx]
 	}
 	known := last.set && s.noRoomHolds(last, b)
 	seenBefore, examinedBefore := r.seen, r.examined
@@ -355,7 +423,7 @@ func (r *roomSearch) search(b *bucket) {
 		if x := last.src; x != nil && x != r.src && x.bucket == b && !x.dropped && len(x.pods) > 0 {
 			r.visit(slackEntry{cl: x, cpu: math.MaxInt64, mem: math.MaxInt64})
 		}
-	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.memo != nil && r.memo.refuses(s, b):
+	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.bm != nil && r.bm.refuses(s, b):
 	default:
 		b.slack.eachEdge(c.requests[0], c.requests[1], r.visit)
 		if !r.refused && r.seen < moveCandidates {
@@ -363,7 +431,7 @@ func (r *roomSearch) search(b *bucket) {
 			b.slack.eachFirm(c.requests[0], c.requests[1], r.visit)
 		}
 	}
-	if r.memo == nil {
+	if r.bm == nil {
 		return
 	}
 	if r.seen == seenBefore && r.examined < moveExamined && *r.budget > 0 {
@@ -371,9 +439,9 @@ func (r *roomSearch) search(b *bucket) {
 		if known && last.src != r.src {
 			left = nil // both searches together left nothing out
 		}
-		r.memo.noRoom[b.idx] = noRoom{set: true, gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
+		r.bm.noRoom[b.idx] = noRoom{set: true, gen: b.slack.gen, domains: s.topo.DomainSum(), res: s.resVersion, src: left}
 	} else if known && r.examined > examinedBefore {
-		r.memo.noRoom[b.idx] = noRoom{}
+		r.bm.noRoom[b.idx] = noRoom{}
 	}
 }
 
@@ -390,7 +458,7 @@ func (r *roomSearch) visit(e slackEntry) bool {
 	if !r.checked {
 		r.checked = true
 		var ok bool
-		if r.be, ok = s.checkBucket(r.a, r.b, r.memo); !ok {
+		if r.be, ok = s.checkBucket(r.a, r.b, r.bm); !ok {
 			r.refused = true
 			return false
 		}
@@ -412,6 +480,24 @@ func (r *roomSearch) visit(e slackEntry) bool {
 type moveMemo struct {
 	noRoom []noRoom
 	checks []bucketCheck
+}
+
+// moveBuckets lists the buckets a move of a pod of class c out of a claim
+// of pool from may go to: from's first, then those of every other NodePool
+// whose taints the pod tolerates at this level, in weight order. A planned
+// claim of any pool is a node like another to kube-scheduler, and the pod's
+// requirements, pinned to its domains, are checked against the bucket's.
+func (s *solver) moveBuckets(c *class, from *pool, level int) []*bucket {
+	if len(s.pools) == 1 {
+		return from.buckets
+	}
+	out := slices.Clip(from.buckets)
+	for _, p := range s.pools {
+		if p != from && s.poolTolerated(c, p, level) {
+			out = append(out, p.buckets...)
+		}
+	}
+	return out
 }
 
 // noRoom records (set) that a search of a bucket found no room for a pod:
@@ -467,13 +553,9 @@ type noRoomKey struct {
 	reqID      int32
 }
 
-// moveMemo returns roomFor's memo for attempt a, or nil when a search of
-// pool p may not be remembered: in a NodePool with limits (a claim anywhere
-// in the pool changes what fits), nor when the pool must fill its limits.
-func (s *solver) moveMemo(a attempt, p *pool) *moveMemo {
-	if p.limited || s.fills(p) {
-		return nil
-	}
+// moveMemo returns roomFor's memo for attempt a. Only the buckets of
+// pools that remember (remembers) are written in it.
+func (s *solver) moveMemo(a attempt) *moveMemo {
 	key := noRoomKey{c: a.c, alt: a.alt, level: a.level, reqID: a.reqID}
 	m := s.noRoom[key]
 	if m == nil {
@@ -485,6 +567,13 @@ func (s *solver) moveMemo(a attempt, p *pool) *moveMemo {
 		m.checks = append(m.checks, make([]bucketCheck, n-len(m.checks))...)
 	}
 	return m
+}
+
+// remembers reports whether what a search of pool p found may be
+// remembered: not in a NodePool with limits (a claim anywhere in the pool
+// changes what fits), nor when the pool must fill its limits.
+func (s *solver) remembers(p *pool) bool {
+	return !p.limited && !s.fills(p)
 }
 
 func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {
@@ -499,17 +588,16 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	fromHost := s.hostOf(pp)
 	s.topo.Unrecord(c.topo, a.active, &fromHost)
 	fromNode, from := pp.node, pp.claim
+	var fromState claimState
 	if fromNode != nil {
 		s.unplaceExisting(pp)
 	} else {
+		fromState = s.snapshot(from)
 		s.detach(pp)
 	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	id := s.reqs.compat(dst.reqID, pp.att.reqID) // dst may have widened since the pod left
-	if id < 0 {
-		id = dst.reqID
-	}
+	a, id := s.backUnder(a, dst)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
@@ -519,10 +607,55 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		}
 		s.topo.Record(c.topo, a.active, &fromHost)
 		s.reattach(pp, from)
+		s.undrop(from)             // when pp was its last pod
+		s.restore(from, fromState) // detach may have refitted it smaller
 		return
 	}
 	s.undrop(dst)
 	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
+}
+
+// backUnder returns the attempt a pod going back to claim dst is held
+// under, and dst's requirements with it. A pod may have moved under another
+// of its required node-affinity terms and be going back to the claim that
+// held it under the first, and dst may have widened since the pod left:
+// the term dst's requirements already imply comes first, then the pod's
+// current term, then the others; each only where some type of the pool
+// holds dst's pods and this one under both. Else a, with dst's own
+// requirements.
+func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
+	need := dst.used.Add(a.c.requests)
+	holds := func(id int32) bool {
+		if id < 0 {
+			return false
+		}
+		info := s.reqs.info(id)
+		info.typeSet(s)
+		return need.Fits(info.maxUsable)
+	}
+	var fallback attempt
+	fallbackID := int32(-1)
+	for i := range a.c.alts {
+		alt := (a.alt + i) % len(a.c.alts)
+		b := a
+		if alt != a.alt {
+			var ok bool
+			if b, ok = s.newAttempt(a.c, alt, a.level, false); !ok {
+				continue
+			}
+		}
+		id := s.reqs.compat(dst.reqID, b.reqID)
+		if id == dst.reqID {
+			return b, id
+		}
+		if fallbackID < 0 && holds(id) {
+			fallback, fallbackID = b, id
+		}
+	}
+	if fallbackID >= 0 {
+		return fallback, fallbackID
+	}
+	return a, dst.reqID
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).
@@ -636,9 +769,8 @@ func (s *solver) keptOnWiden() []string {
 // buildSlack indexes the room of every live claim, bucket by bucket.
 func (s *solver) buildSlack() {
 	for _, b := range s.buckets {
-		for i := range b.claims {
-			cl, own := b.entry(i)
-			if !own || cl.dropped || len(cl.pods) == 0 {
+		for _, cl := range b.claims {
+			if cl.bucket != b || cl.dropped || len(cl.pods) == 0 {
 				continue
 			}
 			if b.slack == nil {
@@ -695,12 +827,9 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 	maxUsable := s.reqs.info(b.reqID).maxUsable
 	var cands []*claim
-	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
-		if b.deadEntry(i) {
-			continue
-		}
+	for i, seen := len(b.claims)-1, 0; i >= 0 && seen < absorbScan; i-- {
 		cl := b.claims[i]
-		if cl == dst || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
+		if cl == dst || cl.bucket != b || cl.dropped || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
 			continue
 		}
 		seen++

@@ -42,8 +42,6 @@ type claim struct {
 	slackIn            bool
 	slackCPU, slackMem uint8
 	slackPos           int
-	// bucketPos is the claim's entry in bucket.claims.
-	bucketPos int
 	// hostDom is where topology keeps the domain of host.
 	hostDom topology.HostnameDomain
 	// mark is the solver's mark when a search last saw the claim.
@@ -186,7 +184,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	// A new claim's price caps what growing a planned claim may cost,
 	// which bounds the search.
 	maxDelta := math.Inf(1)
-	if haveNew {
+	if haveNew && !s.cfg.joinPlanned {
 		maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
 	}
 	var best evaluation
@@ -194,6 +192,9 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	for _, p := range s.pools {
 		if !s.poolTolerated(c, p, a.level) || len(p.buckets) == 0 {
 			continue
+		}
+		if s.cfg.joinPlanned && haveNew && p.tmpl.Weight < nc.pool.tmpl.Weight {
+			break // weight orders the pools: a lighter pool's claim never beats a heavier one's new claim here
 		}
 		md := maxDelta
 		if s.fills(p) {
@@ -208,7 +209,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		}
 	}
 	switch {
-	case found && (best.delta <= priceEps || !haveNew || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
+	case found && (best.delta <= priceEps || !haveNew || s.cfg.joinPlanned || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
 		s.commit(pp, a, best)
 		return true
 	case haveNew:
@@ -252,9 +253,6 @@ func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 // attempt's pods, room aside: readiness, taints and labels.
 func (s *solver) existingStatic(a attempt, en *existingNode) bool {
 	c := a.c
-	if en.notReady {
-		return false
-	}
 	if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
 		return false
 	}
@@ -354,22 +352,13 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		// refused the pod for good.
 		permFrom := len(b.claims)
 		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
-			if j := max(b.prevLive(i), cur-1); j < i {
-				// Entries j+1..i are dead.
-				if permFrom == i+1 {
-					permFrom = j + 1
-				}
-				if i = j; i < cur {
-					break
-				}
-			}
-			if b.deadEntry(i) {
+			cl := b.claims[i]
+			if cl.bucket != b || cl.dropped {
 				if permFrom == i+1 {
 					permFrom = i
 				}
 				continue
 			}
-			cl := b.claims[i]
 			examined++
 			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
 				if permFrom == i+1 {
@@ -465,8 +454,8 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 // phase's moves: the bucket's part answered from the attempt's memo).
 func (s *solver) evalClaim(a attempt, cl *claim) (evaluation, bool) {
 	var m *moveMemo
-	if s.noRoom != nil {
-		m = s.moveMemo(a, cl.pool)
+	if s.noRoom != nil && s.remembers(cl.pool) {
+		m = s.moveMemo(a)
 	}
 	be, ok := s.checkBucket(a, cl.bucket, m)
 	if !ok {

@@ -55,7 +55,9 @@ type solver struct {
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
 	keepMemo        map[int32]int32         // widen's requirement sets, by the claim's
-
+	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
+	// finalises every plan when finalisation may drop a claim).
+	final []NodeClaim
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -99,7 +101,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	}
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
-	ignore.karpenterRelaxation, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, nil
+	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err

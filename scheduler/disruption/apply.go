@@ -50,6 +50,9 @@ func (m *model) commit(p *proposal, index int) (Command, error) {
 	for _, n := range launched {
 		m.insert(n)
 	}
+	if len(launched) > 0 {
+		m.added++
+	}
 	changed := m.changedPods(p, dest)
 	for _, c := range p.cands {
 		m.remove(c.n, index)
@@ -159,6 +162,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 		m.pending = slices.DeleteFunc(m.pending, func(p *pod) bool { return p == sp.p })
 	} else if src := m.byName[sp.from]; src != nil {
 		src.pods = slices.DeleteFunc(src.pods, func(p *pod) bool { return p == sp.p })
+		src.view = nil
 	}
 	obj := sp.p.obj.DeepCopy()
 	obj.Spec.NodeName = n.name
@@ -170,7 +174,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 	i, _ := slices.BinarySearchFunc(n.pods, np.key, func(a *pod, key string) int { return strings.Compare(a.key, key) })
 	n.pods = slices.Insert(n.pods, i, np)
 	n.lastEvent, n.touchedBy = m.now, index
-	n.gatedObj = nil
+	n.gatedObj, n.view = nil, nil
 }
 
 // leavePending makes pending the reschedulable pods of the candidates that
@@ -288,14 +292,19 @@ func pendingMoved(p *proposal, cmd Command) bool {
 	return false
 }
 
-// limitedGone: a node of a NodePool with limits went.
-func limitedGone(p *proposal) bool {
+// limitedGone are the NodePools with limits a node of the proposal
+// belonged to.
+func limitedGone(p *proposal) map[string]bool {
+	var out map[string]bool
 	for _, c := range p.cands {
 		if c.n.pool != nil && len(c.n.pool.np.Spec.Limits) > 0 {
-			return true
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.n.poolName] = true
 		}
 	}
-	return false
+	return out
 }
 
 // changedPods are the pods a proposal moves or takes away: every pod of

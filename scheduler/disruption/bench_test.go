@@ -16,7 +16,9 @@ import (
 // aws-mixed workload launched, then scaled down by 30%) of 100, 1,000 and
 // 5,000 nodes under both searches, and reports nodes/s, the savings, the
 // commands and the nodes they disrupt, the simulations run, the price the
-// plan ends at and the repack price (every pod on new nodes).
+// plan ends at and the repack price (every pod on new nodes), and the CPU
+// seconds one plan takes (cpu-s: the machine may be shared, and the plan
+// runs simulations on every core).
 func BenchmarkConsolidate(b *testing.B) {
 	for _, nodes := range []int{100, 1000, 5000} {
 		for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
@@ -37,6 +39,7 @@ func benchConsolidate(b *testing.B, nodes int, search disruption.Search) {
 	}
 	b.ReportAllocs()
 	var res disruption.Result
+	cpu0, cpuOK := cpuTime()
 	start := time.Now()
 	for b.Loop() {
 		res, err = disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, disruption.WithSearch(search), disruption.WithoutRepack())
@@ -45,6 +48,9 @@ func benchConsolidate(b *testing.B, nodes int, search disruption.Search) {
 		}
 	}
 	perOp := time.Since(start).Seconds() / float64(b.N)
+	if cpu1, ok := cpuTime(); ok && cpuOK {
+		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s")
+	}
 	s := res.Summary
 	b.ReportMetric(float64(s.Nodes)/perOp, "nodes/s")
 	b.ReportMetric(float64(c.Pods), "pods")

@@ -26,7 +26,9 @@ import (
 //   - no node was added with room for one of the simulation's pods (room:
 //     its allocatable minus its pods covers the pod's requests in every
 //     resource; the smallest request of each resource bounds them all);
-//   - no node of a NodePool with limits went (limits would free up);
+//   - no node went of a NodePool with limits that a pod of the simulation
+//     may use (mayUse: its taints and requirements let the pod on; the
+//     limits would free up for it);
 //   - no pod of the simulation uses a host port;
 //   - when a pod of the simulation has topology terms (spread, affinity,
 //     anti-affinity) or another pod's anti-affinity selects it: no pod that
@@ -56,6 +58,9 @@ type failEntry struct {
 	entangled bool
 	pods      []*pod
 	terms     []termRef
+	// limited are the NodePools with limits some pod of the simulation
+	// may use.
+	limited map[string]bool
 }
 
 // termRef is a compiled term: its selector's key (see compile), topology
@@ -104,6 +109,14 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 	for _, sp := range sim.pods {
 		if hostPorts(sp.obj) {
 			return
+		}
+		for _, p := range m.pools {
+			if len(p.np.Spec.Limits) > 0 && !e.limited[p.name] && m.mayUse(sp.obj, p) {
+				if e.limited == nil {
+					e.limited = map[string]bool{}
+				}
+				e.limited[p.name] = true
+			}
 		}
 		e.entangled = e.entangled || entangledPod(sp.obj) || m.repelled(sp.p)
 	}
@@ -198,15 +211,20 @@ func minRequests(sim *simulation) corev1.ResourceList {
 }
 
 // invalidate drops what a command made stale: everything when pending pods
-// moved or a limited pool lost a node; the entries whose smallest requests
-// fit the room of a new node otherwise.
-func (m *model) invalidate(added []*node, changed []podMove, pendingMoved, limitedGone, zonesChanged bool) {
+// moved; the entries whose pods may use a pool with limits that lost a node
+// (limitedGone names them); the entries whose smallest requests fit the
+// room of a new node.
+func (m *model) invalidate(added []*node, changed []podMove, pendingMoved bool, limitedGone map[string]bool, zonesChanged bool) {
 	if pendingMoved {
 		m.cache.pendingVersion++
 	}
-	if limitedGone {
-		clear(m.cache.entries)
-		return
+	for k, e := range m.cache.entries {
+		for pool := range limitedGone {
+			if e.limited[pool] {
+				delete(m.cache.entries, k)
+				break
+			}
+		}
 	}
 	m.invalidateEntangled(changed, zonesChanged)
 	for _, n := range added {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // A consolidation replaces nodes only with cheaper ones, so a simulation of
@@ -24,7 +26,8 @@ import (
 // cheaper: a type left out could turn a failure into a success), and, when
 // a pod has a topology term, its keys are hostname, zone or capacity type
 // and the smaller catalog offers every pool the same zones and capacity
-// types (domainSafe): then the domains do not change.
+// types (domainSafe), to the pools Solve gets: then the domains do not
+// change.
 
 // priceLadder holds the catalog's types by their cheapest offering, and
 // the catalogs of its prefixes built so far.
@@ -32,11 +35,12 @@ type priceLadder struct {
 	types    []instancetypes.InstanceType // by cheapest offering, then name
 	cheapest []float64
 	byCount  map[int]instancetypes.Catalog
-	safe     map[int]bool // see domainSafe
+	prepared map[int]*scheduler.PreparedCatalog
+	safe     map[string]bool // see domainSafe
 }
 
 func newPriceLadder(c instancetypes.Catalog) *priceLadder {
-	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, safe: map[int]bool{}}
+	l := &priceLadder{byCount: map[int]instancetypes.Catalog{}, prepared: map[int]*scheduler.PreparedCatalog{}, safe: map[string]bool{}}
 	its := slices.Clone(c.Types())
 	price := func(it *instancetypes.InstanceType) float64 {
 		best := math.Inf(1)
@@ -58,7 +62,7 @@ func newPriceLadder(c instancetypes.Catalog) *priceLadder {
 // cheaperThan returns a catalog holding every type with an offering below
 // price (and a few more), or ok false when it would be most of the
 // catalog anyway.
-func (m *model) cheaperThan(price float64, needSafe bool) (instancetypes.Catalog, bool) {
+func (m *model) cheaperThan(price float64, needSafe bool, pools []nodepool.NodePool) (instancetypes.Catalog, bool) {
 	if m.ladder == nil {
 		m.ladder = newPriceLadder(m.catalog)
 	}
@@ -81,8 +85,36 @@ func (m *model) cheaperThan(price float64, needSafe bool) (instancetypes.Catalog
 		}
 		l.byCount[size] = c
 	}
-	if needSafe && !m.domainSafe(size, c) {
+	if needSafe && !m.domainSafe(size, c, pools) {
 		return instancetypes.Catalog{}, false
 	}
 	return c, true
+}
+
+// preparedFor returns the catalog prepared for Solve (scheduler.Prepare)
+// when it is the model's catalog or one of the ladder's, prepared once per
+// plan: every simulation reads the same index instead of building its own.
+// nil leaves the preparing to Solve (a catalog Prepare refuses: Solve
+// reports the error).
+func (m *model) preparedFor(c instancetypes.Catalog) *scheduler.PreparedCatalog {
+	size := len(c.Types())
+	if size == len(m.catalog.Types()) {
+		if m.prepared == nil && !m.prepareFailed {
+			p, err := scheduler.Prepare(m.catalog)
+			m.prepared, m.prepareFailed = p, err != nil
+		}
+		return m.prepared
+	}
+	if m.ladder == nil {
+		return nil
+	}
+	if p, ok := m.ladder.prepared[size]; ok {
+		return p
+	}
+	p, err := scheduler.Prepare(c)
+	if err != nil {
+		p = nil
+	}
+	m.ladder.prepared[size] = p
+	return p
 }

@@ -57,6 +57,9 @@ func (m *model) consolidate(cands []*candidate, method Method) (*proposal, *why,
 // consolidateOnce is consolidate without the cache; on failure it still
 // returns the proposal (with its simulation) beside the reason.
 func (m *model) consolidateOnce(cands []*candidate, method Method) (*proposal, *why, error) {
+	if w := m.cannotReplace(cands); w != nil {
+		return nil, w, nil
+	}
 	sim, err := m.simulate(simInput{cands: cands, gate: true, method: method})
 	if err != nil {
 		return nil, nil, err

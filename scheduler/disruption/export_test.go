@@ -12,6 +12,10 @@ import (
 // check that neither changes a plan.
 func WithFullSimulation() Option { return func(c *config) { c.fullSim = true } }
 
+// WithoutPrefilter simulates every consolidation the checks of
+// prefilter.go would rule out (tests compare the commands).
+func WithoutPrefilter() Option { return func(c *config) { c.noPrefilter = true } }
+
 // WithoutCache: see WithFullSimulation.
 func WithoutCache() Option { return func(c *config) { c.noCache = true } }
 

@@ -17,10 +17,13 @@ import (
 // changes how commands are sought:
 //
 //   - per NodePool (one pool's pending pods never enter another's
-//     simulation), it tries a subset of the pool's candidates, the most
-//     wasteful first (price × the share of the node its pods leave
-//     unused), as many as the budget allows; pods that fit nowhere take
-//     their node out of the subset, a subset that does not pay is halved;
+//     simulation: a pool's are those it takes), it tries a subset of the pool's candidates, as many as
+//     the budget allows: the dearest whose pods a first-fit packing finds
+//     room for on the nodes that stay (packable), else the most wasteful
+//     (price × the share of the node its pods leave unused); pods that fit
+//     nowhere take their node out of the subset, a subset that does not pay
+//     is halved; a subset that pays is grown to the budget with the most
+//     wasteful others when that saves more;
 //   - a command may replace m nodes with n ≥ 0 NodeClaims when they cost
 //     less in total (each NodeClaim priced at its worst launch: its options
 //     are cut to those no dearer than its cheapest option at its worst);
@@ -29,8 +32,9 @@ import (
 //     pool's pending pods would cost anyway;
 //   - nodes an earlier command launched or moved pods onto are not
 //     disrupted again (no command undoes another);
-//   - a found command is pruned: a node whose removal does not add to the
-//     saving stays (the fewest disrupted nodes for the saving);
+//   - a found command with replacements is pruned: a node whose removal
+//     does not add to the saving stays (the fewest disrupted nodes for the
+//     saving; a command that only deletes saves every node's price);
 //   - when no subset pays, single nodes are tried, in Karpenter's order
 //     (savings ratio);
 //   - of the pools' commands the round takes the one that saves most.
@@ -145,11 +149,54 @@ func byWaste(cs []*candidate) []*candidate {
 	return out
 }
 
-// subsetFor tries a subset of a pool's candidates within its budget, the
-// most wasteful first, repaired and halved until it pays.
+// byPrice orders candidates dearest first (each saves its price when
+// deleted), keeping the order they come in for equal prices.
+func byPrice(cs []*candidate) []*candidate {
+	out := slices.Clone(cs)
+	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.n.price, a.n.price) })
+	return out
+}
+
+// subsetFor tries a subset of a pool's candidates within its budget:
+// first those packable finds room for (dearest first), else the most
+// wasteful, repaired and halved until it pays; a subset found is then
+// grown to the budget with the most wasteful others that could pay alone
+// (cannotPay), kept when that saves more (their pods may share
+// replacements).
 func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal) (*globalProposal, error) {
 	order := byWaste(cs)
-	set := order[:min(budget, len(order))]
+	set := m.packable(byPrice(order), budget)
+	if len(set) < 2 {
+		set = order[:min(budget, len(order))]
+	}
+	p, err := m.repairSubset(pool, set, totals)
+	if err != nil || p == nil {
+		return p, err
+	}
+	var grown []*candidate // in waste order
+	extra := budget - len(p.cands)
+	for _, c := range order {
+		switch {
+		case slices.Contains(p.cands, c):
+			grown = append(grown, c)
+		case extra > 0 && m.cannotPay(pool, []*candidate{c}) == nil:
+			grown, extra = append(grown, c), extra-1
+		}
+	}
+	if len(grown) == len(p.cands) || m.cannotPay(pool, grown) != nil {
+		return p, nil
+	}
+	q, _, err := m.globalProbe(pool, grown, totals)
+	if err != nil || q == nil || q.saving <= p.saving {
+		return p, err
+	}
+	return q, nil
+}
+
+// repairSubset simulates a subset and, while it does not pay, drops the
+// node of a pod that fits nowhere, keeps the spot nodes whose pods all
+// found room (spot-to-spot off), or halves it.
+func (m *model) repairSubset(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, error) {
 	for attempts := 0; len(set) > 1 && attempts < maxGlobalAttempts; attempts++ {
 		p, w, sim, err := m.globalProbeSim(pool, set, totals)
 		if err != nil || p != nil {
@@ -181,6 +228,9 @@ func (m *model) singleFor(pool string, cs []*candidate, totals map[string]poolTo
 	var found *globalProposal
 	try := func(c *candidate) trial {
 		t := trial{key: m.cacheKey("global", []*candidate{c})}
+		if t.w = m.cannotPay(pool, []*candidate{c}); t.w != nil {
+			return t
+		}
 		if t.w = m.cached(t.key); t.w != nil {
 			t.hit = true
 			return t
@@ -237,15 +287,20 @@ func (m *model) sourceOf(podKey string, set []*candidate) *candidate {
 }
 
 // prune tries to keep the least wasteful nodes of a command: a node whose
-// removal adds nothing to the saving stays.
+// removal adds nothing to the saving stays. A command without replacements
+// saves the price of every node it removes (and what the pool's pending
+// pods would cost, whatever it removes): keeping one would save less.
 func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTotal) (*globalProposal, error) {
-	if len(p.cands) < 2 {
+	if len(p.cands) < 2 || len(p.repls) == 0 {
 		return p, nil
 	}
 	order := byWaste(p.cands)
 	for i := 0; i < maxPrunes && i < len(order) && len(p.cands) > 1; i++ {
 		x := order[len(order)-1-i]
 		rest := slices.DeleteFunc(slices.Clone(p.cands), func(c *candidate) bool { return c == x })
+		if m.cannotPay(pool, rest) != nil {
+			continue
+		}
 		q, _, err := m.globalProbe(pool, rest, totals)
 		if err != nil {
 			return nil, err
@@ -283,7 +338,7 @@ func (m *model) globalProbeSim(pool string, set []*candidate, totals map[string]
 func (m *model) globalTry(pool string, set []*candidate, totals map[string]poolTotal) (*globalProposal, *why, *simulation, error) {
 	p := m.poolByName[pool]
 	sim, err := m.simulate(simInput{cands: set, gate: true, method: MethodGlobal,
-		pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+		pending: func(x *pod) bool { return m.takes(p, x) }})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -373,22 +428,37 @@ func (m *model) capOptions(r *replacement) (float64, bool) {
 	return limit, true
 }
 
+// takes reports whether a pool takes a pending pod into its simulations:
+// the pod may use it (mayUse) and one of the instance types it allows
+// holds the pod's requests (a GPU pod never waits on a pool without GPUs;
+// m.mu held).
+func (m *model) takes(p *poolState, x *pod) bool {
+	if !m.mayUse(x.obj, p) {
+		return false
+	}
+	v, ok := m.toVec(x.placeRequests())
+	if !ok {
+		return true
+	}
+	return slices.ContainsFunc(m.poolFits(p), func(f typeFit) bool { return v.within(f.alloc) })
+}
+
 // pendingBaseline is what the pool's pending pods cost without any command:
 // the NodeClaims a simulation with no candidate plans for them (once per
 // model version and pool).
 func (m *model) pendingBaseline(pool string) (float64, error) {
 	p := m.poolByName[pool]
-	any := slices.ContainsFunc(m.pending, func(x *pod) bool { return m.mayUse(x.obj, p) })
+	m.mu.Lock()
+	any := slices.ContainsFunc(m.pending, func(x *pod) bool { return m.takes(p, x) })
+	b, ok := m.baselines[pool]
+	m.mu.Unlock()
 	if !any {
 		return 0, nil
 	}
-	m.mu.Lock()
-	b, ok := m.baselines[pool]
-	m.mu.Unlock()
 	if ok && b.version == m.version {
 		return b.cost, nil
 	}
-	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.mayUse(x.obj, p) }})
+	sim, err := m.simulate(simInput{gate: true, method: MethodGlobal, pending: func(x *pod) bool { return m.takes(p, x) }})
 	if err != nil {
 		return 0, err
 	}
@@ -408,4 +478,84 @@ func (m *model) pendingBaseline(pool string) (float64, error) {
 type baseline struct {
 	version int
 	cost    float64
+}
+
+// packable picks, in order, at most n candidates whose movable pods all
+// find room on the nodes that stay, as the checks before a simulation see
+// nodes (prefilter.go: room, taints, labels): each pod goes to the first
+// node that admits it and has room left by the pods placed before it, and
+// a candidate that received pods stays. It is a guess to start the subset
+// from (topology and the simulation's own order decide): the simulation
+// checks it.
+func (m *model) packable(order []*candidate, n int) []*candidate {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rs := m.rooms()
+	index := make(map[*node]int, len(rs.nodes))
+	left := make([]vec, len(rs.rooms))
+	for i, r := range rs.rooms {
+		index[rs.nodes[i]] = i
+		left[i] = slices.Clone(r)
+	}
+	leaving := make([]bool, len(rs.nodes))
+	used := make([]bool, len(rs.nodes))
+	var out []*candidate
+	for _, c := range order {
+		if len(out) == n {
+			break
+		}
+		self, ok := index[c.n]
+		if !ok || used[self] {
+			continue
+		}
+		if took, ok := m.packPods(rs, c, self, left, leaving); ok {
+			for _, i := range took {
+				used[i] = true
+			}
+			leaving[self] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// packPods places a candidate's movable pods first-fit in left (not on
+// itself nor on a leaving node) and returns the nodes used; on failure
+// left is as it was.
+func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leaving []bool) ([]int, bool) {
+	type placed struct {
+		i int
+		v vec
+	}
+	var done []placed
+	undo := func() {
+		for _, p := range done {
+			left[p.i].add(p.v)
+		}
+	}
+	for _, p := range c.movable {
+		v, ok := m.toVec(p.placeRequests())
+		if !ok {
+			undo()
+			return nil, false
+		}
+		at := -1
+		for _, i := range m.classRoom(rs, p).admitted {
+			if i != self && !leaving[i] && v.within(left[i]) {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			undo()
+			return nil, false
+		}
+		left[at].sub(v)
+		done = append(done, placed{at, v})
+	}
+	out := make([]int, len(done))
+	for k, p := range done {
+		out[k] = p.i
+	}
+	return out, true
 }

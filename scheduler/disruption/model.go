@@ -16,6 +16,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // model is the cluster as the plan goes: commands are applied to it one by
@@ -52,6 +53,9 @@ type model struct {
 	viewDS []*appsv1.DaemonSet
 	keys   map[string]bool
 	ladder *priceLadder
+	// prepared is the catalog indexed for Solve, once (catalogs.go).
+	prepared      *scheduler.PreparedCatalog
+	prepareFailed bool
 	// baselines are the pools' pending pods' cost (global.go).
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.
@@ -59,6 +63,18 @@ type model struct {
 	// mu guards what simulations build lazily when they run in parallel
 	// (see simulate and parallel.go).
 	mu sync.Mutex
+	// resNames, resIndex and room serve the checks before a
+	// simulation (prefilter.go); admitMemo says whether a node admits
+	// pods of a class.
+	resNames  []corev1.ResourceName
+	resIndex  map[corev1.ResourceName]int
+	room      *roomState
+	admitMemo map[string]map[*node]bool
+	preCache  map[string]preEntry
+	useMemo   map[string]bool
+	poolFit   map[string][]typeFit
+	// added counts the commands that added nodes (prefilter.go).
+	added int
 }
 
 // node is one node of the model.
@@ -92,8 +108,11 @@ type node struct {
 	disruptedBy          int
 	podsAtRemoval        int
 	drift                *driftState
-	// gatedObj is obj with the consolidateAfter gate taint (see gated).
+	// gatedObj is obj with the consolidateAfter gate taint (see gated);
+	// view the node as views show it (see viewNode). bind drops both when
+	// the node's pods change.
 	gatedObj *corev1.Node
+	view     *viewNode
 }
 
 // newModel checks the input and builds the model.

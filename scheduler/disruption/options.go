@@ -60,7 +60,9 @@ type config struct {
 	// with the view).
 	fullSim bool
 	// noCache turns the failure cache off (tests).
-	noCache     bool
+	noCache bool
+	// noPrefilter simulates what prefilter.go would rule out (tests).
+	noPrefilter bool
 	parallelism int
 }
 

@@ -145,12 +145,7 @@ func evictionBlock(pdbs []*pdb, x *pod, now time.Time, fullyBlockingOnly bool) *
 	if !x.evictable(now) {
 		return nil
 	}
-	var matching []*pdb
-	for _, p := range pdbs {
-		if p.matches(x) {
-			matching = append(matching, p)
-		}
-	}
+	matching := x.budgets(pdbs)
 	if len(matching) > 1 {
 		b := &pdbBlock{pod: x.key}
 		for _, p := range matching {
@@ -167,4 +162,18 @@ func evictionBlock(pdbs []*pdb, x *pod, now time.Time, fullyBlockingOnly bool) *
 		}
 	}
 	return nil
+}
+
+// budgets are the PodDisruptionBudgets that match x (found once per pod:
+// a plan's budgets and a pod's labels never change).
+func (x *pod) budgets(pdbs []*pdb) []*pdb {
+	if !x.pdbsKnown {
+		for _, p := range pdbs {
+			if p.matches(x) {
+				x.pdbs = append(x.pdbs, p)
+			}
+		}
+		x.pdbsKnown = true
+	}
+	return x.pdbs
 }

@@ -139,7 +139,11 @@ func (m *model) repack() (float64, float64, error) {
 	for _, p := range m.pending {
 		pods = append(pods, p.unbound(false))
 	}
-	res, err := scheduler.Solve(pods, m.nodePools, m.catalog, m.clusterOptions()...)
+	opts := m.clusterOptions()
+	if prep := m.preparedFor(m.catalog); prep != nil {
+		opts = append(opts, scheduler.WithPrepared(prep))
+	}
+	res, err := scheduler.Solve(pods, m.nodePools, m.catalog, opts...)
 	if err != nil {
 		return 0, 0, err
 	}

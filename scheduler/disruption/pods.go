@@ -34,9 +34,15 @@ type pod struct {
 	dndFor   time.Duration
 	started  *time.Time
 	priority int32
-	// loose and tolerant are copies for Solve (see unbound).
-	loose, tolerant *corev1.Pod
-	req             corev1.ResourceList // see requests
+	// loose and tolerant are copies for Solve (see unbound), slimObj
+	// another (see slim).
+	loose, tolerant, slimObj *corev1.Pod
+	req                      corev1.ResourceList // see requests
+	placeReq                 corev1.ResourceList // see placeRequests
+	admitKey                 string              // see classKey
+	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
+	pdbs      []*pdb
+	pdbsKnown bool
 }
 
 type doNotDisrupt int

@@ -92,3 +92,8 @@ func durationOrNever(s string) (*time.Duration, error) {
 
 // requirements returns the pool's template requirements.
 func (p *poolState) requirements() requirements.Requirements { return p.tmpl.Requirements }
+
+// allowsSpot: the pool's requirements admit spot capacity.
+func (p *poolState) allowsSpot() bool {
+	return p.tmpl.Requirements.Get(requirements.LabelCapacityType).Has("spot")
+}

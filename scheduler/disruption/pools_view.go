@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -61,20 +62,25 @@ func (m *model) mayUse(pod *corev1.Pod, p *poolState) bool {
 }
 
 // domainSafe reports whether a price-ladder catalog offers, for every
-// pool, the same zones and capacity types as the full catalog: then the
-// topology domains Solve derives from the pools are the same.
-func (m *model) domainSafe(size int, c instancetypes.Catalog) bool {
-	if ok, seen := m.ladder.safe[size]; seen {
+// pool Solve gets, the same zones and capacity types as the full catalog:
+// then the topology domains Solve derives from the pools are the same.
+func (m *model) domainSafe(size int, c instancetypes.Catalog, pools []nodepool.NodePool) bool {
+	key := strconv.Itoa(size)
+	for _, np := range pools {
+		key += "\x00" + np.Name
+	}
+	if ok, seen := m.ladder.safe[key]; seen {
 		return ok
 	}
 	ok := true
-	for _, p := range m.pools {
-		if !sameDomains(offered(m.catalog, p), offered(c, p)) {
+	for _, np := range pools {
+		p := m.poolByName[np.Name]
+		if p != nil && !sameDomains(offered(m.catalog, p), offered(c, p)) {
 			ok = false
 			break
 		}
 	}
-	m.ladder.safe[size] = ok
+	m.ladder.safe[key] = ok
 	return ok
 }
 

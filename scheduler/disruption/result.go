@@ -22,6 +22,10 @@ type Stats struct {
 	Simulations   map[Method]int
 	PodsSimulated int
 	CacheHits     int
+	// Prefiltered counts the consolidations a check before the simulation
+	// ruled out (prefilter.go).
+	Prefiltered int
+	Debug       map[string]int
 }
 
 // Method names the disruption method that produced a command.

@@ -107,9 +107,15 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 		out.pods[sp.p.key] = sp
 		call.pods[i] = sp.obj
 	}
+	switch {
+	case in.noPools:
+		call.pools = nil
+	case !in.full && !m.cfg.fullSim:
+		call.pools = m.usablePools(order)
+	}
 	if nodes, bound, ok := m.reduced(order, in.gate, leaving); ok && !in.full && !m.cfg.fullSim {
 		call.opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
-		if c, ok := m.priceBound(in, order); ok {
+		if c, ok := m.priceBound(in, order, call.pools); ok {
 			call.catalog = c
 			call.opts = append(call.opts, scheduler.WithSchema(m.catalog.Schema()))
 		}
@@ -117,14 +123,12 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 		nodes, bound := m.fullInput(in.gate, leaving)
 		call.opts = m.solveOptions(nodes, bound)
 	}
-	switch {
-	case in.noPools:
-		call.pools = nil
-	case !in.full && !m.cfg.fullSim:
-		call.pools = m.usablePools(order)
-	}
 	if in.fewer {
 		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
+	}
+	if prep := m.preparedFor(call.catalog); prep != nil {
+		// After the caller's options: the catalog is ours to choose.
+		call.opts = append(call.opts, scheduler.WithPrepared(prep))
 	}
 	if in.method == MethodGlobal {
 		// Preferences do not decide whether pods fit: the global search
@@ -141,8 +145,9 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 }
 
 // priceBound returns the catalog of types cheaper than the candidates when
-// the simulation is a consolidation that may use one (catalogs.go).
-func (m *model) priceBound(in simInput, pods []*simPod) (instancetypes.Catalog, bool) {
+// the simulation is a consolidation that may use one (catalogs.go); pools
+// are the NodePools Solve gets.
+func (m *model) priceBound(in simInput, pods []*simPod, pools []nodepool.NodePool) (instancetypes.Catalog, bool) {
 	if !in.gate || len(in.cands) == 0 {
 		return instancetypes.Catalog{}, false
 	}
@@ -160,7 +165,7 @@ func (m *model) priceBound(in simInput, pods []*simPod) (instancetypes.Catalog, 
 	if entangled && !zoneTopologyOnly(pods) {
 		return instancetypes.Catalog{}, false
 	}
-	return m.cheaperThan(price, entangled)
+	return m.cheaperThan(price, entangled, pools)
 }
 
 // simPods are the pods a simulation places: the movable pods of the nodes

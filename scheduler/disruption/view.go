@@ -33,9 +33,10 @@ import (
 //     node selector, affinity and topology terms, of the DaemonSets and
 //     volumes, and the well-known ones);
 //   - when no pod of the simulation has a topology term or a host port and
-//     none is repelled by another pod's anti-affinity, a node without room
-//     for the smallest of them is left out (unless its NodePool has limits,
-//     which count its capacity).
+//     none is repelled by another pod's anti-affinity, a node none of them
+//     can land on is left out (unless its NodePool has limits, which count
+//     its capacity): no pod of the simulation that it admits (taints,
+//     labels: prefilter.go) fits its room.
 //
 // A simulation with a pod that uses a host port takes the full input.
 
@@ -47,14 +48,14 @@ const viewLabel = "disruption.nodeplan.io/view"
 type viewNode struct {
 	obj, gated *corev1.Node
 	room       corev1.ResourceList
+	roomVec    vec    // room as the checks count it (prefilter.go)
 	sig        string // see signature
 }
 
-// viewState holds the view nodes and the selector matches of one model
-// version.
+// viewState holds the selector matches of one model version (view nodes
+// live on their node: see viewNode).
 type viewState struct {
 	version int
-	nodes   map[*node]*viewNode
 	matches map[string][]*pod
 	moved   map[ghostKey]*corev1.Pod
 }
@@ -91,16 +92,16 @@ func (m *model) viewDaemonSets() []*appsv1.DaemonSet {
 // state returns the view of the current model version.
 func (m *model) viewOf() *viewState {
 	if m.view == nil || m.view.version != m.version {
-		m.view = &viewState{version: m.version, nodes: map[*node]*viewNode{}, matches: map[string][]*pod{}}
+		m.view = &viewState{version: m.version, matches: map[string][]*pod{}}
 	}
 	return m.view
 }
 
-// viewNode returns n as views show it.
+// viewNode returns n as views show it (made once per node and set of
+// pods: bind drops it).
 func (m *model) viewNode(n *node) *viewNode {
-	v := m.viewOf()
-	if vn := v.nodes[n]; vn != nil {
-		return vn
+	if n.view != nil {
+		return n.view
 	}
 	c := *n.obj
 	c.Labels = map[string]string{viewLabel: "true"}
@@ -125,7 +126,7 @@ func (m *model) viewNode(n *node) *viewNode {
 	g := c
 	g.Spec.Taints = append(slices.Clone(c.Spec.Taints), gateTaint())
 	vn.gated = &g
-	v.nodes[n] = vn
+	n.view = vn
 	return vn
 }
 
@@ -367,7 +368,7 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		ghosts = ghosts && !minDomains(sp.obj)
 	}
 	rel := m.relevant(pods)
-	least := minOf(pods)
+	lands := m.landable(pods)
 	var gs ghostSet
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
@@ -376,7 +377,7 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		vn := m.viewNode(n)
 		mine := rel[n]
 		limited := n.pool != nil && len(n.pool.np.Spec.Limits) > 0
-		if !limited && !fits(least, vn.room) {
+		if !limited && !lands(n) {
 			if !entangled && len(mine) == 0 {
 				continue // no room, nothing anyone counts
 			}
@@ -392,13 +393,90 @@ func (m *model) reduced(pods []*simPod, gate bool, leaving map[string]bool) (nod
 		if len(mine) > 0 {
 			obj = withPods(obj, vn.room, mine)
 			for _, p := range mine {
-				bound = append(bound, p.obj)
+				bound = append(bound, p.slim())
 			}
 		}
 		nodes = append(nodes, obj)
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
+}
+
+// slim is the pod as a view gives Solve a bound pod: what Solve reads of
+// one (scheduler's prepareExisting: its name, namespace, labels, owners,
+// phase, node, required anti-affinity, host ports and requests) and no
+// more, its requests in one container (podrequests.OfPod of the copy is
+// that of the pod, which Solve computes on every simulation). Made once per
+// pod and shared (never written).
+func (p *pod) slim() *corev1.Pod {
+	if p.slimObj != nil {
+		return p.slimObj
+	}
+	o := p.obj
+	req := corev1.ResourceList{}
+	for name, q := range p.requests() {
+		if name != corev1.ResourcePods {
+			req[name] = q
+		}
+	}
+	c := corev1.Container{Name: "requests", Resources: corev1.ResourceRequirements{Requests: req}}
+	for _, cs := range [][]corev1.Container{o.Spec.InitContainers, o.Spec.Containers} {
+		for _, ct := range cs {
+			for _, port := range ct.Ports {
+				if port.HostPort != 0 {
+					c.Ports = append(c.Ports, port)
+				}
+			}
+		}
+	}
+	p.slimObj = &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: o.Labels, OwnerReferences: o.OwnerReferences,
+			DeletionTimestamp: o.DeletionTimestamp},
+		Spec:   corev1.PodSpec{NodeName: o.Spec.NodeName, Affinity: o.Spec.Affinity, Containers: []corev1.Container{c}},
+		Status: corev1.PodStatus{Phase: o.Status.Phase},
+	}
+	return p.slimObj
+}
+
+// landable returns whether some pod of the simulation can land on a node:
+// the node admits it (taints, labels) and its requests fit the node's
+// room. Pods of a class (prefilter.go) are alike but in requests: the
+// smallest of each resource stands for them. A resource the checks do not
+// count makes every node landable.
+func (m *model) landable(pods []*simPod) func(*node) bool {
+	rs := m.rooms()
+	type class struct {
+		cr    *classRoom
+		least vec
+	}
+	var order []string
+	classes := map[string]*class{}
+	for _, sp := range pods {
+		v, ok := m.toVec(sp.p.placeRequests())
+		if !ok {
+			return func(*node) bool { return true }
+		}
+		k := sp.p.classKey()
+		c := classes[k]
+		if c == nil {
+			c = &class{cr: m.classRoom(rs, sp.p), least: slices.Clone(v)}
+			classes[k] = c
+			order = append(order, k)
+		}
+		for i, x := range v {
+			c.least[i] = min(c.least[i], x)
+		}
+	}
+	ok := make(map[*node]bool, len(rs.nodes))
+	for _, k := range order {
+		c := classes[k]
+		for _, i := range c.cr.admitted {
+			if c.least.within(rs.rooms[i]) {
+				ok[rs.nodes[i]] = true
+			}
+		}
+	}
+	return func(n *node) bool { return ok[n] }
 }
 
 // withPods returns obj with its allocatable raised by the pods' requests
@@ -500,7 +578,7 @@ func (m *model) boundTo(p *pod, nodeName string) *corev1.Pod {
 	if c, ok := v.moved[key]; ok {
 		return c
 	}
-	c := *p.obj
+	c := *p.slim()
 	c.Spec.NodeName = nodeName
 	if v.moved == nil {
 		v.moved = map[ghostKey]*corev1.Pod{}
@@ -549,26 +627,6 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 		for _, p := range n.pods {
 			if seen[p] && p.active() {
 				out[n] = append(out[n], p)
-			}
-		}
-	}
-	return out
-}
-
-// minOf is, per resource, the smallest request of the pods.
-func minOf(pods []*simPod) corev1.ResourceList {
-	var out corev1.ResourceList
-	for i, sp := range pods {
-		req := sp.p.requests()
-		if i == 0 {
-			out = req.DeepCopy()
-			continue
-		}
-		for n, q := range out {
-			if r, ok := req[n]; !ok {
-				delete(out, n)
-			} else if r.Cmp(q) < 0 {
-				out[n] = r
 			}
 		}
 	}

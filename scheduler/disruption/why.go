@@ -79,6 +79,9 @@ type Details struct {
 	// Savings and MinSavings are a command's saving and the least asked.
 	Savings    *float64 `json:"savings,omitempty"`
 	MinSavings *float64 `json:"minSavings,omitempty"`
+	// SavingsAtMost says Savings is a bound: no way of removing the node
+	// saves more (no simulation was needed to know it).
+	SavingsAtMost bool `json:"savingsAtMost,omitempty"`
 	// Command is the 1-based command a reason refers to.
 	Command int `json:"command,omitempty"`
 	// NodePool is the pool a reason refers to.
@@ -139,13 +142,25 @@ func (w *why) simulationMessage() string {
 	case KeepUninitializedDst:
 		return fmt.Sprintf("pod %s could only move to node %s, which is not initialized", d.Pod, d.Node)
 	case KeepTooManyNodes:
+		if d.NodeClaims == 0 && d.Pod != "" {
+			return fmt.Sprintf("removing it needs more than one new NodeClaim (consolidation replaces with at most one; pod %s fits no other node)", d.Pod)
+		}
+		if d.NodeClaims == 0 {
+			return "removing it needs more than one new NodeClaim (consolidation replaces with at most one; its pods need more room than the other nodes and one instance type have)"
+		}
 		return fmt.Sprintf("removing it needs %d new NodeClaims (consolidation replaces with at most one)", d.NodeClaims)
 	case KeepNoCheaper:
+		if d.Pod != "" {
+			return fmt.Sprintf("pod %s fits no other node, and no instance type that could hold it costs less than $%s/h", d.Pod, price(d.Price))
+		}
 		if d.ReplacementPrice == nil {
 			return fmt.Sprintf("no replacement is cheaper than $%s/h", price(d.Price))
 		}
 		return fmt.Sprintf("the cheapest replacement costs $%s/h at worst, not less than $%s/h", price(*d.ReplacementPrice), price(d.Price))
 	case KeepSpotToSpot:
+		if d.Disabled && d.Pod != "" {
+			return fmt.Sprintf("pod %s fits no other node, a spot node is only replaced by spot, and spot-to-spot consolidation is off", d.Pod)
+		}
 		if d.Disabled {
 			return "a spot node is only replaced by spot, and spot-to-spot consolidation is off"
 		}
@@ -153,6 +168,9 @@ func (w *why) simulationMessage() string {
 	case KeepBalanced:
 		return fmt.Sprintf("Balanced score %.2f is below the threshold %.2f", deref(d.Score), deref(d.Threshold))
 	case KeepMinSavings:
+		if d.SavingsAtMost {
+			return fmt.Sprintf("removing it saves at most $%s/h, less than the minimum $%s/h", price(deref(d.Savings)), price(deref(d.MinSavings)))
+		}
 		return fmt.Sprintf("removing it saves $%s/h, less than the minimum $%s/h", price(deref(d.Savings)), price(deref(d.MinSavings)))
 	case KeepNoUndo:
 		return fmt.Sprintf("command %d launched it or moved pods onto it; disrupting it would undo that", d.Command)
