@@ -85,8 +85,8 @@ func loadAWSMixed(tb testing.TB, pods int) workload {
 	return newWorkload(tb, fmt.Sprintf("aws-mixed-%d", pods), in, cat)
 }
 
-func solveWorkload(tb testing.TB, w workload) scheduler.Result {
-	res, err := scheduler.Solve(w.in.Pods, w.in.NodePools, w.catalog, append(w.in.Options(), scheduler.WithPrepared(w.prepared))...)
+func solveWorkload(tb testing.TB, w workload, extra ...scheduler.Option) scheduler.Result {
+	res, err := scheduler.Solve(w.in.Pods, w.in.NodePools, w.catalog, append(append(w.in.Options(), scheduler.WithPrepared(w.prepared)), extra...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -112,21 +112,46 @@ func classKey(p *corev1.Pod) (uint64, error) {
 	return h.Sum64(), nil
 }
 
+// classKeys returns the class key of each pod, computed on up to
+// cfg.workers goroutines (each key by one), or the error of the first pod
+// in order that has one.
+func (s *solver) classKeys(pods []*corev1.Pod) ([]uint64, error) {
+	keys := make([]uint64, len(pods))
+	errs := make([]error, len(pods))
+	parallelChunks(len(pods), s.cfg.workerCount(), func(from, to int) {
+		for i := from; i < to; i++ {
+			p := pods[i]
+			switch {
+			case p == nil:
+				errs[i] = fmt.Errorf("pods[%d]: nil pod", i)
+			case p.Name == "":
+				errs[i] = fmt.Errorf("pods[%d]: metadata.name: Required value", i)
+			default:
+				var err error
+				if keys[i], err = classKey(p); err != nil {
+					errs[i] = fmt.Errorf("pod %s: %w", podName(p), err)
+				}
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
 // prepareClasses groups the pending pods into classes and derives each
 // class's requests, requirements, preferences and topology.
 func (s *solver) prepareClasses(pods []*corev1.Pod) error {
+	keys, err := s.classKeys(pods)
+	if err != nil {
+		return err
+	}
 	byKey := map[uint64]*class{}
 	for i, p := range pods {
-		if p == nil {
-			return fmt.Errorf("pods[%d]: nil pod", i)
-		}
-		if p.Name == "" {
-			return fmt.Errorf("pods[%d]: metadata.name: Required value", i)
-		}
-		key, err := classKey(p)
-		if err != nil {
-			return fmt.Errorf("pod %s: %w", podName(p), err)
-		}
+		key := keys[i]
 		c, ok := byKey[key]
 		if !ok {
 			c = &class{id: len(s.classes), sample: p, namespace: kube.Namespace(p.Namespace), labels: p.Labels,

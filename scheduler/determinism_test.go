@@ -51,3 +51,47 @@ func TestSolveDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveSameOnAnyWorkers solves with one goroutine for the independent
+// work and with several, and requires byte-identical JSON plans.
+func TestSolveSameOnAnyWorkers(t *testing.T) {
+	cats := propertyCatalogs(t)
+	type input struct {
+		name  string
+		solve func(...scheduler.Option) scheduler.Result
+	}
+	var inputs []input
+	for _, w := range []workload{loadKarpenter(t, "diverse-1000"), loadAWSMixed(t, 1000)} {
+		inputs = append(inputs, input{w.name, func(extra ...scheduler.Option) scheduler.Result {
+			return solveWorkload(t, w, extra...)
+		}})
+	}
+	cases := 20
+	if testing.Short() {
+		cases = 5
+	}
+	for i := range cases {
+		in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
+		inputs = append(inputs, input{fmt.Sprintf("case-%03d", i), func(extra ...scheduler.Option) scheduler.Result {
+			res, err := scheduler.Solve(in.pods, in.pools, in.catalog.cat, append(in.options(), extra...)...)
+			require.NoError(t, err)
+			return res
+		}})
+	}
+	for _, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			t.Parallel()
+			plan := func(workers int) string {
+				data, err := json.Marshal(in.solve(scheduler.WithWorkers(workers)))
+				require.NoError(t, err)
+				return string(data)
+			}
+			one := plan(1)
+			for _, n := range []int{2, 5} {
+				if diff := gocmp.Diff(one, plan(n)); diff != "" {
+					t.Errorf("plan on %d workers differs (-1 worker +%d):\n%s", n, n, diff)
+				}
+			}
+		})
+	}
+}

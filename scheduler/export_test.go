@@ -45,3 +45,7 @@ func PhaseReport(pods []*corev1.Pod, pools []nodepool.NodePool, cat instancetype
 		t1-t0, t2-t1, t3-t2, t4-t3, t4-t0, before, res.Summary.PricePerHour, res.Summary.PriceLowerBound,
 		res.Summary.NodeClaims, res.Summary.Scheduled, res.Summary.Pods, budget), nil
 }
+
+// WithWorkers sets how many goroutines a solve runs its independent work
+// on (tests only: the plan must not depend on it).
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }

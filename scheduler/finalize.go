@@ -65,23 +65,11 @@ func (s *solver) nodeClaims() []NodeClaim {
 }
 
 func (s *solver) finalizeClaims() []NodeClaim {
-	resUsed := map[string]int{}
-	left := func(id string) int { return s.resCap[id] - resUsed[id] }
 	final := make([]*NodeClaim, len(s.claims))
-	for _, holders := range []bool{true, false} {
-		for i, cl := range s.claims {
-			if cl.dropped || len(cl.pods) == 0 || (cl.resID != "") != holders {
-				continue
-			}
-			nc, ok := s.finalizeClaim(cl, left)
-			if !ok {
-				continue
-			}
-			if nc.ReservationID != "" {
-				resUsed[nc.ReservationID]++
-			}
-			final[i] = &nc
-		}
+	if s.hasReservations {
+		s.finalizeInTurn(final)
+	} else {
+		s.finalizeAtOnce(final)
 	}
 	out := []NodeClaim{}
 	perPool := map[string]int{}
@@ -95,6 +83,54 @@ func (s *solver) finalizeClaims() []NodeClaim {
 		out = append(out, *nc)
 	}
 	return out
+}
+
+// finalizeInTurn finalises the claims one after the other, the claims
+// that held a reservation while planned first: each NodeClaim launched on a
+// reservation takes a place the next ones no longer have.
+func (s *solver) finalizeInTurn(final []*NodeClaim) {
+	resUsed := map[string]int{}
+	left := func(id string) int { return s.resCap[id] - resUsed[id] }
+	for _, holders := range []bool{true, false} {
+		for i, cl := range s.claims {
+			if !cl.live() || (cl.resID != "") != holders {
+				continue
+			}
+			nc, ok := s.finalizeClaim(cl, left)
+			if !ok {
+				continue
+			}
+			if nc.ReservationID != "" {
+				resUsed[nc.ReservationID]++
+			}
+			final[i] = &nc
+		}
+	}
+}
+
+// finalizeAtOnce finalises the claims of a plan without reservations, where
+// no claim's NodeClaim depends on another's, in chunks on up to
+// cfg.workers goroutines. Finalising only reads the solver, once the
+// memos it would fill (each requirement set's types and prices) are
+// filled first; each claim is written by one goroutine.
+func (s *solver) finalizeAtOnce(final []*NodeClaim) {
+	for _, cl := range s.claims {
+		if cl.live() {
+			info := s.reqs.info(cl.reqID)
+			info.typeSet(s)
+			s.idx.Prices(info.offer)
+		}
+	}
+	none := func(string) int { return 0 }
+	parallelChunks(len(s.claims), s.cfg.workerCount(), func(from, to int) {
+		for i := from; i < to; i++ {
+			if cl := s.claims[i]; cl.live() {
+				if nc, ok := s.finalizeClaim(cl, none); ok {
+					final[i] = &nc
+				}
+			}
+		}
+	})
 }
 
 // existingPlacements lists the existing nodes that take pending pods, by

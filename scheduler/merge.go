@@ -89,8 +89,14 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		s.mergeAtOnce(dst, bySize, budget)
 		return
 	}
-	if chain := s.mergePlan(dst, bySize, budget); len(chain) > 0 && s.foldChain(dst, chain, budget) {
-		return
+	cands := s.mergeCandidates(dst, bySize)
+	chain := s.mergePlan(dst, cands, budget)
+	if len(chain) > 0 {
+		if s.foldChain(dst, chain, budget) {
+			return
+		}
+		// Undone, the claims have new places in their buckets: look again.
+		cands = s.mergeCandidates(dst, bySize)
 	}
 	type fold struct {
 		src   *claim
@@ -103,7 +109,7 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 	bestN, bestSave, lastSave := 0, priceEps, 0.0
 	// Passes while one folds something: a claim that did not fit may fit
 	// once dst has grown to a larger type.
-	left := s.mergeCandidates(dst, bySize)
+	left := cands
 	for progress := true; progress && len(left) > 0; {
 		progress = false
 		rest := left[:0]
@@ -249,11 +255,7 @@ func (s *solver) restore(cl *claim, st claimState) {
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != st.reqID {
-		s.unindex(cl)
-		cl.reqID = st.reqID
-		b := s.bucketFor(st.reqID)
-		cl.bucket = b
-		b.claims = append(b.claims, cl)
+		s.rebucket(cl, st.reqID)
 	}
 	cl.typ, cl.pos, cl.price = st.typ, st.pos, st.price
 	s.reindex(cl)
@@ -301,7 +303,6 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 	if len(c.alts) < 2 || slices.ContainsFunc(src.pods, func(pp *pending) bool { return pp.cls != c || pp.att.level != src.pods[0].att.level }) {
 		return -1
 	}
-	srcReqs := s.reqs.info(src.reqID).reqs
 	for alt := range c.alts {
 		a, ok := s.newAttempt(c, alt, src.pods[0].att.level, false)
 		if !ok || alt == src.pods[0].att.alt {
@@ -311,7 +312,7 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 		if wide < 0 {
 			continue
 		}
-		if wide, ok = s.pinToDomains(wide, c, srcReqs); ok {
+		if wide, ok = s.pinToDomains(wide, c, src.reqID); ok {
 			if nid := s.reqs.and(id, wide); fits(nid) {
 				return nid
 			}
@@ -366,12 +367,15 @@ func allMovable(cl *claim) bool {
 // pool (bySize). Every pod of theirs may move.
 func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 	var out []*claim
-	seen := map[*claim]bool{dst: true}
+	// A claim is seen when its mark is this call's.
+	s.mark++
+	seen := func(cl *claim) bool { return cl.mark == s.mark }
+	dst.mark = s.mark
 	add := func(cl *claim) bool {
-		if seen[cl] || cl.dropped || len(cl.pods) == 0 || !allMovable(cl) || !s.mayFold(dst, cl) {
+		if seen(cl) || cl.dropped || len(cl.pods) == 0 || !allMovable(cl) || !s.mayFold(dst, cl) {
 			return false
 		}
-		seen[cl] = true
+		cl.mark = s.mark
 		out = append(out, cl)
 		return true
 	}
@@ -391,7 +395,7 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 		out = out[:min(len(out), mergeScan/3)]
 	}
 	for i, n := 0, 0; i < len(bySize) && len(out) < mergeScan && n < mergeScan*4; i++ {
-		if cl := bySize[i]; !seen[cl] {
+		if cl := bySize[i]; !seen(cl) {
 			n++
 			add(cl)
 		}
@@ -408,10 +412,9 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
-	srcReqs := s.reqs.info(src.reqID).reqs
-	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
-		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
+		a, ev, ok := s.foldAttempt(pp, dst, src.reqID, &srcHost, budget)
 		crossed := false
 		if !ok {
 			if a, ev, ok = s.foldCrossing(pp, dst, &srcHost, budget); !ok {
@@ -444,31 +447,31 @@ func (s *solver) foldCrossing(pp *pending, dst *claim, srcHost *topology.Host, b
 	}
 	s.topo.Unrecord(c.topo, a.active, srcHost)
 	*budget--
-	if ev, ok, _ := s.evalClaim(a, dst); ok {
+	if ev, ok := s.evalClaim(a, dst); ok {
 		return a, ev, true
 	}
 	s.topo.Record(c.topo, a.active, srcHost)
 	return attempt{}, evaluation{}, false
 }
 
-// foldAttempt evaluates pp, on a claim with requirements srcReqs at
+// foldAttempt evaluates pp, on a claim with requirement set srcID at
 // srcHost, on dst: under the required node-affinity term it was placed
 // under, else under each other term in turn. On success the pod's topology
 // counts are off srcHost (commit records them on dst).
-func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requirements, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
+func (s *solver) foldAttempt(pp *pending, dst *claim, srcID int32, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
 	c := pp.cls
 	for i := range c.alts {
 		alt := (pp.att.alt + i) % len(c.alts)
 		a, ok := s.newAttempt(c, alt, pp.att.level, false)
 		if ok {
-			a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs)
+			a.reqID, ok = s.pinToDomains(a.reqID, c, srcID)
 		}
 		if !ok {
 			continue
 		}
 		s.topo.Unrecord(c.topo, a.active, srcHost)
 		*budget--
-		if ev, ok, _ := s.evalClaim(a, dst); ok {
+		if ev, ok := s.evalClaim(a, dst); ok {
 			return a, ev, true
 		}
 		s.topo.Record(c.topo, a.active, srcHost)
@@ -476,20 +479,43 @@ func (s *solver) foldAttempt(pp *pending, dst *claim, srcReqs requirements.Requi
 	return attempt{}, evaluation{}, false
 }
 
-// pinToDomains narrows requirement set id to from's domain on every key but
-// hostname that topology counts the class on (false when nothing is left).
-func (s *solver) pinToDomains(id int32, c *class, from requirements.Requirements) (int32, bool) {
-	var pins []requirements.Requirement
-	for _, k := range c.topo.Keys() {
-		if k != requirements.LabelHostname {
-			pins = append(pins, from.Get(k))
+// pinToDomains narrows requirement set id to the domain of set from on
+// every key but hostname that topology counts the class on (false when
+// nothing is left).
+func (s *solver) pinToDomains(id int32, c *class, from int32) (int32, bool) {
+	k := pinKey{c, from}
+	pins, ok := s.pinMemo[k]
+	if !ok {
+		pins = -1
+		if slices.ContainsFunc(c.topo.Keys(), func(k string) bool { return k != requirements.LabelHostname }) {
+			pins = s.domainPins(c.topo.Keys(), from)
 		}
+		s.pinMemo[k] = pins
 	}
-	if len(pins) == 0 {
+	if pins < 0 {
 		return id, true
 	}
-	id = s.reqs.and(id, s.reqs.intern(requirements.NewRequirements(pins...), nil))
+	id = s.reqs.and(id, pins)
 	return id, id >= 0
+}
+
+// pinKey is a class and the requirement set of the claim it leaves.
+type pinKey struct {
+	c    *class
+	from int32
+}
+
+// domainPins returns the id of the requirements that keep set from's
+// values on keys (hostname aside).
+func (s *solver) domainPins(keys []string, from int32) int32 {
+	reqs := s.reqs.info(from).reqs
+	pins := make([]requirements.Requirement, 0, len(keys))
+	for _, k := range keys {
+		if k != requirements.LabelHostname {
+			pins = append(pins, reqs.Get(k))
+		}
+	}
+	return s.reqs.intern(requirements.NewRequirements(pins...), nil)
 }
 
 // mergeAtOnce is the merge for a NodePool with resource limits, where the
@@ -500,7 +526,7 @@ func (s *solver) pinToDomains(id int32, c *class, from requirements.Requirements
 // set off its claim, then adds each to dst through the ordinary evaluation;
 // if one is refused, or the result is not cheaper, everything goes back.
 func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
-	chain := s.mergePlan(dst, bySize, budget)
+	chain := s.mergePlan(dst, s.mergeCandidates(dst, bySize), budget)
 	if len(chain) == 0 {
 		return
 	}
@@ -514,11 +540,10 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	var offs []off
 	for _, src := range chain {
 		before += src.price + s.cfg.nodeCost
-		srcReqs := s.reqs.info(src.reqID).reqs
 		for _, pp := range slices.Clone(src.pods) {
 			a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
 			if ok {
-				a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, srcReqs)
+				a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, src.reqID)
 			}
 			if !ok {
 				a, _ = s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
@@ -535,11 +560,11 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	for i := range offs {
 		o := &offs[i]
 		*budget--
-		ev, fits, _ := s.evalClaim(o.a, dst)
+		ev, fits := s.evalClaim(o.a, dst)
 		if !fits && o.pp.cls.topo.MayChangeDomain() {
 			// Another domain, when its spreads hold once all have moved.
 			if free, ok := s.newAttempt(o.pp.cls, o.pp.att.alt, o.pp.att.level, false); ok {
-				if ev, fits, _ = s.evalClaim(free, dst); fits {
+				if ev, fits = s.evalClaim(free, dst); fits {
 					o.a = free
 					crossed = append(crossed, o.pp)
 				}
@@ -578,27 +603,23 @@ func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	if !ok {
 		return // cannot happen: cl held the pod
 	}
-	if cl.dropped {
-		cl.dropped = false
-		if cl.pool.nodesLeft > 0 {
-			cl.pool.nodesLeft--
-		}
-	}
+	s.undrop(cl)
 	s.commit(pp, a, evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 
 // mergePlan returns the claims worth folding into dst at once: candidates
-// taken smallest first into a growing set while some type of the pool holds
-// the union within the limits the set frees, and the prefix whose cheapest
-// type saves the most over the claims apart (nil when none saves).
-func (s *solver) mergePlan(dst *claim, bySize []*claim, budget *int) []*claim {
+// (mergeCandidates) taken in turn into a growing set while some type of the
+// pool holds the union within the limits the set frees, and the prefix
+// whose cheapest type saves the most over the claims apart (nil when none
+// saves).
+func (s *solver) mergePlan(dst *claim, cands []*claim, budget *int) []*claim {
 	p := dst.pool
 	id, need, charged := dst.reqID, dst.used, dst.charged
 	ports := slices.Clone(dst.ports)
 	apart := dst.price
 	var chain []*claim
 	bestLen, bestSave := 0, priceEps
-	for _, src := range s.mergeCandidates(dst, bySize) {
+	for _, src := range cands {
 		if *budget <= 0 || len(chain) >= mergeWidth {
 			break
 		}

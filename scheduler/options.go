@@ -123,6 +123,9 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// workers bounds the goroutines of independent work (0: GOMAXPROCS);
+	// the plan never depends on it (tests set it).
+	workers int
 }
 
 // WithExistingNodes adds the cluster's nodes and the pods already bound to

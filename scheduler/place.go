@@ -42,30 +42,10 @@ type claim struct {
 	slackIn            bool
 	slackCPU, slackMem uint8
 	slackPos           int
-}
-
-// bucket holds the claims that share one requirement set, in the order they
-// joined it. Entries of claims that moved on (their requirements narrowed)
-// stay behind and are skipped.
-type bucket struct {
-	idx    int
-	reqID  int32
-	pool   *pool
-	claims []*claim
-	// slack indexes the room of the bucket's claims during the improvement
-	// phase (nil before).
-	slack *slackIndex
-}
-
-func (s *solver) bucketFor(id int32) *bucket {
-	info := s.reqs.info(id)
-	if info.bucket == nil {
-		b := &bucket{idx: len(s.buckets), reqID: id, pool: info.pool}
-		info.bucket = b
-		s.buckets = append(s.buckets, b)
-		info.pool.buckets = append(info.pool.buckets, b)
-	}
-	return info.bucket
+	// hostDom is where topology keeps the domain of host.
+	hostDom topology.HostnameDomain
+	// mark is the solver's mark when a search last saw the claim.
+	mark uint64
 }
 
 // evaluation is a candidate placement, computed without side effects.
@@ -470,15 +450,19 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	return be, true, false
 }
 
-// evalClaim evaluates adding the pod to a planned claim. mono reports that
-// the refusal is permanent for the pod's class (resources, ports, required
-// anti-affinity), so later pods of the class may skip the claim.
-func (s *solver) evalClaim(a attempt, cl *claim) (ev evaluation, ok, mono bool) {
-	be, ok, perm := s.evalBucket(a, cl.bucket)
-	if !ok {
-		return ev, false, perm
+// evalClaim evaluates adding the pod to a planned claim (the improvement
+// phase's moves: the bucket's part answered from the attempt's memo).
+func (s *solver) evalClaim(a attempt, cl *claim) (evaluation, bool) {
+	var m *moveMemo
+	if s.noRoom != nil && s.remembers(cl.pool) {
+		m = s.moveMemo(a)
 	}
-	return s.evalInBucket(a, cl, be, math.Inf(1))
+	be, ok := s.checkBucket(a, cl.bucket, m)
+	if !ok {
+		return evaluation{}, false
+	}
+	ev, ok, _ := s.evalInBucket(a, cl, be, math.Inf(1))
+	return ev, ok
 }
 
 // evalInBucket evaluates the claim-specific part: host ports, hostname
@@ -490,7 +474,7 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	}
 	id := be.id
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
 		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
 			return ev, false, v.Permanent
 		}
@@ -585,18 +569,19 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 	if !need.Fits(info.maxUsable) {
 		return 0, 0, 0, false
 	}
-	prices := s.idx.Prices(info.offer)
+	scan := info.scanFor(s, p)
 	var left binpack.ReservationsLeft
 	if s.hasReservations {
 		left = s.leftFor(holder) // once, not per type
 	}
-	for i := from; i < len(info.members); i++ {
-		tt := int(info.members[i])
-		if prices[tt] > maxPrice {
+	for i := from; i < len(scan); i++ {
+		m := &scan[i]
+		if m.price > maxPrice {
 			return 0, 0, 0, false // the rest cost more still
 		}
-		if u := &p.usable[tt]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
-			continue // cpu and memory first: most types that do not fit fail there, without copying vectors
+		tt := int(m.t)
+		if need[0] > m.cpu || need[1] > m.mem || !need.Fits(p.usable[tt]) {
+			continue // cpu and memory first, from the scan: most types that do not fit fail there
 		}
 		if p.limited {
 			capT := s.idx.Capacity(tt)
@@ -607,7 +592,7 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		if len(ports) > 0 && s.dsPortClash(p, tt, ports) {
 			continue
 		}
-		pr := prices[tt]
+		pr := m.price
 		if s.hasReservations {
 			// Reservations other claims fill are not for this one.
 			pr, _, _ = s.idx.Cheapest(tt, info.offer, left)
@@ -847,11 +832,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	cl.pool.charge(&capT, &cl.charged)
 	cl.charged = capT
 	if cl.reqID != ev.reqID {
-		s.unindex(cl)
-		cl.reqID = ev.reqID
-		b := s.bucketFor(ev.reqID)
-		cl.bucket = b
-		b.claims = append(b.claims, cl)
+		s.rebucket(cl, ev.reqID)
 	}
 	cl.used = ev.need
 	cl.typ, cl.pos, cl.price = ev.typ, ev.pos, ev.price
@@ -863,7 +844,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
 		s.topo.Record(c.topo, a.active, &host)
 	}
 }

@@ -33,7 +33,7 @@ func (s *solver) replant(cl *claim, budget *int) {
 		return
 	}
 	*budget--
-	host := topology.Host{Hostname: cl.host, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+	host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
 	s.topo.Unrecord(c.topo, a.active, &host)
 	price := cl.price
 	s.detach(pp) // cl is dropped: a new claim may take its place

@@ -30,7 +30,12 @@ type reqInfo struct {
 	// the set's requirements first).
 	members   []int32
 	maxUsable binpack.Vec
-	bucket    *bucket
+	// scan is members with their prices and the usable cpu and memory of
+	// scanPool's nodes of each, side by side for cheapestFit (built on
+	// first use).
+	scan     []typeScan
+	scanPool *pool
+	bucket   *bucket
 	// memos for topology: domain values per key and domain prices per
 	// key+value, valid while the reservations held are unchanged (version).
 	domains    map[string][]string
@@ -113,6 +118,29 @@ func (t *reqTable) and(a, b int32) int32 {
 }
 
 // typeSet returns the instance types of the set's pool compatible with it.
+// typeScan is a member type as cheapestFit scans it.
+type typeScan struct {
+	t        int32
+	price    float64
+	cpu, mem int64
+}
+
+// scanFor returns the set's members as cheapestFit scans them for a node
+// of pool p (the set's types built).
+func (ri *reqInfo) scanFor(s *solver, p *pool) []typeScan {
+	if ri.scan != nil && ri.scanPool == p {
+		return ri.scan
+	}
+	prices := s.idx.Prices(ri.offer)
+	scan := make([]typeScan, len(ri.members))
+	for i, t := range ri.members {
+		u := &p.usable[t]
+		scan[i] = typeScan{t: t, price: prices[t], cpu: u[0], mem: u[1]}
+	}
+	ri.scan, ri.scanPool = scan, p
+	return scan
+}
+
 func (ri *reqInfo) typeSet(s *solver) binpack.TypeSet {
 	if ri.typesDone {
 		return ri.types

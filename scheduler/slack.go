@@ -9,7 +9,7 @@ import "math/bits"
 // hold the pod, tightest first, instead of every claim. Updating a claim
 // moves it between cells in O(1).
 type slackIndex struct {
-	cells [slackLevels][slackLevels][]*claim
+	cells [slackLevels][slackLevels][]slackEntry
 	// used[c] has bit m set when cells[c][m] is not empty.
 	used [slackLevels]uint64
 	// gen counts the changes to the index (a claim's room, or a claim
@@ -18,6 +18,15 @@ type slackIndex struct {
 }
 
 const slackLevels = 33
+
+// slackEntry is a claim in a cell, with its free cpu and memory when it
+// was placed there (reindex places a claim again whenever its room
+// changes), so that a search rejects the claims too small for a pod
+// without reading them.
+type slackEntry struct {
+	cl       *claim
+	cpu, mem int64
+}
 
 // podsDim is the dimension of the "pods" resource (binpack.NewDims puts
 // cpu, memory and pods first).
@@ -39,7 +48,7 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 		last := len(*cell) - 1
 		moved := (*cell)[last]
 		(*cell)[cl.slackPos] = moved
-		moved.slackPos = cl.slackPos
+		moved.cl.slackPos = cl.slackPos
 		*cell = (*cell)[:last]
 		cl.slackIn = false
 		if last == 0 {
@@ -56,14 +65,14 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 	cl.slackCPU, cl.slackMem = uint8(slackLevel(room[0])), uint8(slackLevel(room[1]))
 	cell := &ix.cells[cl.slackCPU][cl.slackMem]
 	cl.slackPos = len(*cell)
-	*cell = append(*cell, cl)
+	*cell = append(*cell, slackEntry{cl: cl, cpu: room[0], mem: room[1]})
 	cl.slackIn = true
 	ix.used[cl.slackCPU] |= 1 << cl.slackMem
 }
 
 // eachEdge calls f for the claims in the cells at the magnitude of cpu or
 // mem (whose room may or may not hold them), until f returns false.
-func (ix *slackIndex) eachEdge(cpu, mem int64, f func(*claim) bool) {
+func (ix *slackIndex) eachEdge(cpu, mem int64, f func(slackEntry) bool) {
 	lc, lm := slackLevel(cpu), uint(slackLevel(mem))
 	for c := lc; c < slackLevels; c++ {
 		mask := ix.used[c] >> lm << lm
@@ -71,8 +80,8 @@ func (ix *slackIndex) eachEdge(cpu, mem int64, f func(*claim) bool) {
 			mask &= 1 << lm // only the boundary cell of this row
 		}
 		for ; mask != 0; mask &= mask - 1 {
-			for _, cl := range ix.cells[c][bits.TrailingZeros64(mask)] {
-				if !f(cl) {
+			for _, e := range ix.cells[c][bits.TrailingZeros64(mask)] {
+				if !f(e) {
 					return
 				}
 			}
@@ -82,15 +91,15 @@ func (ix *slackIndex) eachEdge(cpu, mem int64, f func(*claim) bool) {
 
 // eachFirm calls f for the claims in the cells whose room surely holds cpu
 // and mem, tightest first, until f returns false.
-func (ix *slackIndex) eachFirm(cpu, mem int64, f func(*claim) bool) {
+func (ix *slackIndex) eachFirm(cpu, mem int64, f func(slackEntry) bool) {
 	lm := uint(slackLevel(mem)) + 1
 	for c := slackLevel(cpu) + 1; c < slackLevels; c++ {
 		if lm >= slackLevels {
 			return
 		}
 		for mask := ix.used[c] >> lm << lm; mask != 0; mask &= mask - 1 {
-			for _, cl := range ix.cells[c][bits.TrailingZeros64(mask)] {
-				if !f(cl) {
+			for _, e := range ix.cells[c][bits.TrailingZeros64(mask)] {
+				if !f(e) {
 					return
 				}
 			}

@@ -49,9 +49,12 @@ type solver struct {
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
 	planned         bool
-	widenKeys       []string             // keys a claim keeps when it widens (keptOnWiden)
-	frozen          *claim               // a claim detach leaves alone: undoInto restores it
-	noRoom          map[noRoomKey]noRoom // roomFor's searches that found nothing
+	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
+	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
+	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
+	mark            uint64                  // the mark of the current search (claim.mark)
+	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
+	keepMemo        map[int32]int32         // widen's requirement sets, by the claim's
 	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
 	// finalises every plan when finalisation may drop a claim).
 	final []NodeClaim
@@ -125,7 +128,7 @@ func (s *solver) hasPreferences() bool {
 // it, the NodePools, existing nodes, pending pods (as classes), topology,
 // and each class's preferences. Its errors are invalid input.
 func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	s := &solver{cfg: cfg, domainMemo: map[string][]string{}}
+	s := &solver{cfg: cfg, domainMemo: map[string][]string{}, pinMemo: map[pinKey]int32{}, keepMemo: map[int32]int32{}}
 	s.schema = catalog.Schema()
 	if cfg.schema != nil {
 		s.schema = *cfg.schema

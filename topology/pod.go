@@ -33,6 +33,8 @@ type Pod struct {
 	Terms   []Term
 	matched []*group
 	keys    []string
+	// keyStates holds the tracker's state of each of keys (Finish).
+	keyStates []*keyState
 }
 
 // Isolated reports whether the pod has a required anti-affinity to itself
@@ -113,6 +115,9 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 			p.keys = append(p.keys, k)
 		}
 		slices.Sort(p.keys)
+		for _, k := range p.keys {
+			p.keyStates = append(p.keyStates, t.keys[k])
+		}
 	}
 }
 
@@ -222,6 +227,11 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 type Host struct {
 	// Hostname is the node name or the NodeClaim's placeholder name.
 	Hostname string
+	// HostnameDomain, when set, is where the tracker keeps the domain
+	// index of Hostname once it has looked it up: a caller that checks one
+	// NodeClaim again and again passes the same slot (the NodeClaim's own:
+	// shared, written by the tracker) and saves the lookups.
+	HostnameDomain *HostnameDomain
 	// Node is set for an existing node.
 	Node *Node
 	// Requirements are the candidate's requirements after the pod's were
@@ -232,6 +242,25 @@ type Host struct {
 	// a key its requirements leave open (from its instance types and
 	// offerings); otherwise every value seen so far is a candidate.
 	Domains DomainLister
+}
+
+// HostnameDomain holds the domain index of a hostname in one tracker (see
+// Host.HostnameDomain). Its zero value holds nothing yet.
+type HostnameDomain struct {
+	ks *keyState
+	d  int32
+}
+
+// hostnameDomain returns the domain of h's hostname in ks (the hostname
+// key's state), from h's slot when it holds it.
+func (h *Host) hostnameDomain(ks *keyState) int32 {
+	if c := h.HostnameDomain; c != nil {
+		if c.ks != ks {
+			c.ks, c.d = ks, ks.intern(h.Hostname)
+		}
+		return c.d
+	}
+	return ks.intern(h.Hostname)
 }
 
 // DomainLister lists the values a NodeClaim could take for a key.
@@ -335,11 +364,11 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 		return nil, nil
 	}
 	var pins []requirements.Requirement
-	for _, key := range p.keys {
+	for i, key := range p.keys {
 		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) {
 			continue
 		}
-		ks := t.keys[key]
+		ks := p.keyStates[i]
 		cands, single := t.candidates(ks, h)
 		if len(cands) == 0 {
 			// The node will not have the key: spread and affinity terms on it
@@ -592,7 +621,7 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 		if h.Node != nil {
 			return append(t.scratch, ks.intern(h.Node.Hostname())), true
 		}
-		return append(t.scratch, ks.intern(h.Hostname)), true
+		return append(t.scratch, h.hostnameDomain(ks)), true
 	}
 	if h.Node != nil {
 		if v, ok := h.Node.Labels[ks.key]; ok {
@@ -880,7 +909,7 @@ func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
 		return t.nodeDomain(ks, h.Node)
 	}
 	if ks.key == requirements.LabelHostname {
-		return ks.intern(h.Hostname), true
+		return h.hostnameDomain(ks), true
 	}
 	r := h.Requirements.Get(ks.key)
 	if r.IsFinite() && len(r.Values()) == 1 {

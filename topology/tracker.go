@@ -107,11 +107,13 @@ type Tracker struct {
 }
 
 // DomainSum changes whenever a pod is counted in, or left out of, a
-// domain other than a hostname: it sums a hash of (group, domain, count or
-// owner) over every count, so a move that takes a pod out of a zone and
-// back into it, or from one host to another of the same zones, leaves it
-// as it was. A caller keys what it learnt about placements on it (a search
-// that found no room stays fruitless while the zones count the same pods).
+// domain other than a hostname, or a key other than hostname gets a new
+// domain: it sums a hash of (group, domain, count or owner) over every
+// count, and a constant per domain, so a move that takes a pod out of a
+// zone and back into it, or from one host to another of the same zones,
+// leaves it as it was. A caller keys what it learnt about placements on it
+// (a search that found no room stays fruitless while the zones count the
+// same pods).
 func (t *Tracker) DomainSum() uint64 { return t.domains }
 
 // domainHash mixes a group's index, a domain and whether it counts an
@@ -144,6 +146,9 @@ type keyState struct {
 	key    string
 	values []string
 	idx    map[string]int32
+	// sum is the tracker's DomainSum, which a new value of a key other
+	// than hostname changes (the domains a check may choose among grow).
+	sum *uint64
 }
 
 func (k *keyState) intern(v string) int32 {
@@ -153,6 +158,9 @@ func (k *keyState) intern(v string) int32 {
 	i := int32(len(k.values))
 	k.idx[v] = i
 	k.values = append(k.values, v)
+	if k.key != requirements.LabelHostname {
+		*k.sum += 0x9e3779b97f4a7c15 // an odd constant: the sum never comes back
+	}
 	return i
 }
 
@@ -214,7 +222,7 @@ func (t *Tracker) Keys() []string {
 func (t *Tracker) key(k string) *keyState {
 	ks, ok := t.keys[k]
 	if !ok {
-		ks = &keyState{key: k, idx: map[string]int32{}}
+		ks = &keyState{key: k, idx: map[string]int32{}, sum: &t.domains}
 		t.keys[k] = ks
 	}
 	return ks
