@@ -359,7 +359,7 @@ func boolKey(b bool) string {
 
 // reduced builds the view a simulation gives Solve (see the top of this
 // file); ok is false when the simulation needs the full input.
-func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
+func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, pools []nodepool.NodePool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
 	gate := in.gate
 	entangled, ghosts := false, true
 	for _, sp := range pods {
@@ -403,6 +403,9 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool) (n
 			}
 		}
 		nodes = append(nodes, obj)
+	}
+	if m.zoneOnly(pods, rel) {
+		gs.thin(m, zoneDomains(m, pools, nodes, &gs))
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
