@@ -27,7 +27,6 @@ type Stats struct {
 	Prefiltered int
 	// Thinned counts the pods on ghosts a simulation left out (thin.go).
 	Thinned int
-	Debug   map[string]int
 }
 
 // Method names the disruption method that produced a command.
