@@ -321,7 +321,7 @@ func (s *solver) explainExisting(c *class, level int) Cause {
 	for _, en := range s.existing {
 		var why string
 		switch {
-		case en.notReady:
+		case en.cordoned && !requirements.Tolerates(c.tolerations, &corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}):
 			why = "unschedulable"
 		case !c.requests.Fits(en.free):
 			why = "insufficient " + string(s.dims.Name(c.requests.FirstShort(en.free)))

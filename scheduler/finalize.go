@@ -57,6 +57,14 @@ func (s *solver) result() Result {
 // opened, and names them per NodePool (<pool>-1, <pool>-2, ...). Claims
 // that held a reservation while planned get it first.
 func (s *solver) nodeClaims() []NodeClaim {
+	if s.final != nil {
+		return s.final
+	}
+	s.final = s.finalizeClaims()
+	return s.final
+}
+
+func (s *solver) finalizeClaims() []NodeClaim {
 	resUsed := map[string]int{}
 	left := func(id string) int { return s.resCap[id] - resUsed[id] }
 	final := make([]*NodeClaim, len(s.claims))

@@ -19,7 +19,8 @@ import (
 //     first, and the claim is refitted to the cheapest instance type that
 //     still holds what is left.
 //
-// A move takes a pod to a claim of the same NodePool, in the same domain of
+// A move takes a pod to a claim of its NodePool or of another it tolerates
+// (kube-scheduler sees only nodes), in the same domain of
 // every topology key the pod matters to except hostname (so zone, capacity
 // type and custom-key counts never change), where its requirements hold and
 // the hostname rules (anti-affinity, spread) are checked again; pods that
@@ -53,11 +54,13 @@ func (s *solver) improveWith(b *int) {
 	// the existing-node pass, and one more round when they saved something:
 	// a merge is strictly cheaper, but the larger, narrower claims it leaves
 	// give the other moves less to work with, so merging last can only
-	// lower the price the rounds reached.
+	// lower the price the rounds reached. Claims are drained under the
+	// pods' other node-affinity terms after that.
 	s.improveRounds(&budget)
 	before := s.totalPrice()
 	s.mergeRound(s.byPods(), &budget)
 	s.toExisting(&budget)
+	s.drainOtherTerms(&budget)
 	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
 	}
@@ -145,6 +148,25 @@ func (s *solver) liveClaims() []*claim {
 // isolated pod (one per node among its group) is left alone: such a pod
 // rarely finds a node without its peers.
 func (s *solver) drain(cl *claim, budget *int) {
+	s.drainWith(cl, false, budget)
+}
+
+// drainOtherTerms drains, last, the claims holding a pod with more than
+// one required node-affinity term, letting each pod move under any of its
+// terms: done earlier, such moves steer the rounds into other (not always
+// cheaper) plans.
+func (s *solver) drainOtherTerms(budget *int) {
+	for _, cl := range s.byPrice() {
+		if *budget <= 0 {
+			return
+		}
+		if !cl.dropped && slices.ContainsFunc(cl.pods, func(pp *pending) bool { return len(pp.cls.alts) > 1 }) {
+			s.drainWith(cl, true, budget)
+		}
+	}
+}
+
+func (s *solver) drainWith(cl *claim, otherTerms bool, budget *int) {
 	for _, pp := range cl.pods {
 		if pp.cls.isolated {
 			return
@@ -157,7 +179,7 @@ func (s *solver) drain(cl *claim, budget *int) {
 	}
 	var moves []move
 	for _, pp := range pods {
-		to := s.moveOut(pp, budget)
+		to := s.moveOut(pp, otherTerms, budget)
 		if to == nil {
 			for i := len(moves) - 1; i >= 0; i-- {
 				s.moveBack(moves[i].pp, cl)
@@ -179,20 +201,31 @@ func (s *solver) shrink(cl *claim, budget *int) {
 		if *budget <= 0 {
 			return
 		}
-		s.moveOut(pp, budget)
+		s.moveOut(pp, false, budget)
 	}
 }
 
-// atSmallest reports whether no type of cl's NodePool that holds one of
-// its pods costs less than cl's.
+// atSmallest reports whether, for every pod of cl, no type of cl's
+// NodePool that holds that pod alone costs less than cl's: then whatever
+// pod stays keeps the price. (The pod smallest by one measure is not
+// enough: a pod light on cpu may need the most memory.)
 func (s *solver) atSmallest(cl *claim) bool {
 	if s.hasReservations || len(cl.pods) == 0 {
 		return false
 	}
-	small := slices.MinFunc(cl.pods, smallerFirst)
-	charged := cl.charged
-	_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, small.cls.requests, &charged, 0, math.Inf(1), cl)
-	return ok && price >= cl.price-priceEps
+	var seen []*class
+	for _, pp := range cl.pods {
+		if slices.Contains(seen, pp.cls) {
+			continue
+		}
+		seen = append(seen, pp.cls)
+		charged := cl.charged
+		_, _, price, ok := s.cheapestFit(nil, cl.pool, cl.pool.reqID, pp.cls.requests, &charged, 0, math.Inf(1), cl)
+		if !ok || price < cl.price-priceEps {
+			return false
+		}
+	}
+	return true
 }
 
 func bySizeDesc(pods []*pending) []*pending {
@@ -236,10 +269,12 @@ const (
 	moveVisitedEdge = 64
 )
 
-// moveOut moves pp from its claim to the claim of the same pool that holds it
-// at no extra price and is left fullest, and returns that claim (nil when
+// moveOut moves pp from its claim to the claim (of src's pool first, then of
+// any other pool it tolerates) that holds it at no extra price and is left
+// fullest; with otherTerms (a drain, which empties the claim), also under the
+// pod's other required node-affinity terms, and returns that claim (nil when
 // none can).
-func (s *solver) moveOut(pp *pending, budget *int) *claim {
+func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 	src := pp.claim
 	c := pp.cls
 	if src == nil || !c.topo.Movable() {
@@ -267,6 +302,9 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 			a, crossed = free, true
 		}
 	}
+	if !found && otherTerms {
+		a, best, found = s.roomUnderOtherTerm(pp, srcReqs, src, budget)
+	}
 	if !found {
 		s.topo.Record(c.topo, a.active, &srcHost)
 		return nil
@@ -283,13 +321,37 @@ func (s *solver) moveOut(pp *pending, budget *int) *claim {
 	return dst
 }
 
-// roomFor finds the claim of src's pool, other than src, that takes the
-// attempt's pod at no extra price and is left the fullest.
+// roomUnderOtherTerm looks for room for pp under each other required
+// node-affinity term of its class, at the same relaxation level (the terms
+// are ORed: any one holds the pod), pinned to the source's domains.
+func (s *solver) roomUnderOtherTerm(pp *pending, srcReqs requirements.Requirements, src *claim, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	for alt := range c.alts {
+		if alt == pp.att.alt || *budget <= 0 {
+			continue
+		}
+		a, ok := s.newAttempt(c, alt, pp.att.level, false)
+		if !ok {
+			continue
+		}
+		if a.reqID, ok = s.pinToDomains(a.reqID, c, srcReqs); !ok {
+			continue
+		}
+		if best, found := s.roomFor(a, src, budget); found {
+			return a, best, true
+		}
+	}
+	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	return a, evaluation{}, false
+}
+
+// roomFor finds the claim, other than src, that takes the attempt's pod at
+// no extra price and is left the fullest, in src's pool first.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
 	c := a.c
 	var best evaluation
 	found, seen, examined := false, 0, 0
-	for _, b := range src.pool.buckets {
+	for _, b := range s.moveBuckets(c, src.pool, a.level) {
 		if b.slack == nil || examined >= moveExamined || *budget <= 0 {
 			continue
 		}
@@ -360,6 +422,24 @@ func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) 
 	return best, found
 }
 
+// moveBuckets lists the buckets a move of a pod of class c out of a claim
+// of pool from may go to: from's first, then those of every other NodePool
+// whose taints the pod tolerates at this level, in weight order. A planned
+// claim of any pool is a node like another to kube-scheduler, and the pod's
+// requirements, pinned to its domains, are checked against the bucket's.
+func (s *solver) moveBuckets(c *class, from *pool, level int) []*bucket {
+	if len(s.pools) == 1 {
+		return from.buckets
+	}
+	out := slices.Clip(from.buckets)
+	for _, p := range s.pools {
+		if p != from && s.poolTolerated(c, p, level) {
+			out = append(out, p.buckets...)
+		}
+	}
+	return out
+}
+
 // noRoom records that a search of a bucket found no room for a pod: while
 // the bucket's slack index (gen), the counts of every domain but hostnames
 // (domains) and the reservations (res) stay as they were, the same search
@@ -397,17 +477,16 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	fromHost := s.hostOf(pp)
 	s.topo.Unrecord(c.topo, a.active, &fromHost)
 	fromNode, from := pp.node, pp.claim
+	var fromState claimState
 	if fromNode != nil {
 		s.unplaceExisting(pp)
 	} else {
+		fromState = s.snapshot(from)
 		s.detach(pp)
 	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	id := s.reqs.compat(dst.reqID, pp.att.reqID) // dst may have widened since the pod left
-	if id < 0 {
-		id = dst.reqID
-	}
+	a, id := s.backUnder(a, dst)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
@@ -417,6 +496,13 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		}
 		s.topo.Record(c.topo, a.active, &fromHost)
 		s.reattach(pp, from)
+		if from.dropped { // pp was its last pod
+			from.dropped = false
+			if from.pool.nodesLeft > 0 {
+				from.pool.nodesLeft--
+			}
+		}
+		s.restore(from, fromState) // detach may have refitted it smaller
 		return
 	}
 	if dst.dropped {
@@ -426,6 +512,49 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		}
 	}
 	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
+}
+
+// backUnder returns the attempt a pod going back to claim dst is held
+// under, and dst's requirements with it. A pod may have moved under another
+// of its required node-affinity terms and be going back to the claim that
+// held it under the first, and dst may have widened since the pod left:
+// the term dst's requirements already imply comes first, then the pod's
+// current term, then the others; each only where some type of the pool
+// holds dst's pods and this one under both. Else a, with dst's own
+// requirements.
+func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
+	need := dst.used.Add(a.c.requests)
+	holds := func(id int32) bool {
+		if id < 0 {
+			return false
+		}
+		info := s.reqs.info(id)
+		info.typeSet(s)
+		return need.Fits(info.maxUsable)
+	}
+	var fallback attempt
+	fallbackID := int32(-1)
+	for i := range a.c.alts {
+		alt := (a.alt + i) % len(a.c.alts)
+		b := a
+		if alt != a.alt {
+			var ok bool
+			if b, ok = s.newAttempt(a.c, alt, a.level, false); !ok {
+				continue
+			}
+		}
+		id := s.reqs.compat(dst.reqID, b.reqID)
+		if id == dst.reqID {
+			return b, id
+		}
+		if fallbackID < 0 && holds(id) {
+			fallback, fallbackID = b, id
+		}
+	}
+	if fallbackID >= 0 {
+		return fallback, fallbackID
+	}
+	return a, dst.reqID
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).

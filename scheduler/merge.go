@@ -185,6 +185,7 @@ func (s *solver) foldChain(dst *claim, chain []*claim, budget *int) bool {
 // it alone): st says what it becomes.
 func (s *solver) undoInto(dst *claim, st claimState, undo func()) {
 	s.frozen = dst
+	s.releaseTo(dst, st)
 	undo()
 	s.frozen = nil
 	s.restore(dst, st)
@@ -230,6 +231,15 @@ type claimState struct {
 
 func (s *solver) snapshot(cl *claim) claimState {
 	return claimState{reqID: cl.reqID, typ: cl.typ, pos: cl.pos, price: cl.price, charged: cl.charged}
+}
+
+// releaseTo charges dst's NodePool for st's capacity only, before the pods
+// that grew dst beyond st go back: the claims they return to find the
+// limits they held.
+func (s *solver) releaseTo(dst *claim, st claimState) {
+	capT := st.charged
+	dst.pool.charge(&capT, &dst.charged)
+	dst.charged = capT
 }
 
 // restore returns cl to a state it had with the pods it holds now (the
@@ -284,6 +294,9 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 	if nid := s.reqs.and(id, src.reqID); fits(nid) {
 		return nid
 	}
+	if nid := s.and(id, s.crossingReqs(src)); fits(nid) {
+		return nid
+	}
 	c := src.pods[0].cls
 	if len(c.alts) < 2 || slices.ContainsFunc(src.pods, func(pp *pending) bool { return pp.cls != c || pp.att.level != src.pods[0].att.level }) {
 		return -1
@@ -305,6 +318,36 @@ func (s *solver) foldReqs(id int32, used binpack.Vec, src *claim) int32 {
 		}
 	}
 	return -1
+}
+
+// crossingReqs returns the requirements src's pods need where each may
+// leave src's domains (the pool's, under each pod's own term and level,
+// without the domains topology pinned), or -1 when a pod that topology
+// counts on a key other than hostname may not change domain (foldCrossing
+// moves them, and the merge checks that their spreads hold).
+func (s *solver) crossingReqs(src *claim) int32 {
+	id := src.pool.reqID
+	for _, pp := range src.pods {
+		c := pp.cls
+		if !c.topo.MayChangeDomain() && slices.ContainsFunc(c.topo.Keys(), func(k string) bool { return k != requirements.LabelHostname }) {
+			return -1
+		}
+		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+		if !ok {
+			return -1
+		}
+		if id = s.reqs.compat(id, a.reqID); id < 0 {
+			return -1
+		}
+	}
+	return id
+}
+
+func (s *solver) and(a, b int32) int32 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return s.reqs.and(a, b)
 }
 
 // allMovable reports whether every pod of cl may leave its node.
@@ -358,9 +401,10 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 
 // mergeInto moves every pod of src into dst, whatever dst's price becomes
 // (the caller judges the whole merge). On failure it returns the pods that
-// moved, for the caller to undo (undoInto). A pod
-// that topology counts on some key stays in src's domain of that key, so no
-// other pod's spread or affinity count changes. It returns the pods moved.
+// moved, for the caller to undo (undoInto). A pod that topology counts on
+// some key stays in src's domain of that key, so no other pod's spread or
+// affinity count changes, unless it may change domain and every spread
+// counting it holds after the move. It returns the pods moved.
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
@@ -368,14 +412,43 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	srcHost := topology.Host{Hostname: src.host, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
 	for _, pp := range bySizeDesc(src.pods) {
 		a, ev, ok := s.foldAttempt(pp, dst, srcReqs, &srcHost, budget)
+		crossed := false
 		if !ok {
-			return moved, false
+			if a, ev, ok = s.foldCrossing(pp, dst, &srcHost, budget); !ok {
+				return moved, false
+			}
+			crossed = true
 		}
 		s.detach(pp)
 		s.commit(pp, a, ev)
 		moved = append(moved, pp)
+		if crossed && !s.topo.SpreadHolds(pp.cls.topo) {
+			return moved, false
+		}
 	}
 	return moved, true
+}
+
+// foldCrossing evaluates pp on dst in another domain of a key topology
+// counts it on, when the pod may change domain (the caller checks that
+// every spread counting it still holds once it has moved), under the term
+// it was placed under.
+func (s *solver) foldCrossing(pp *pending, dst *claim, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
+	c := pp.cls
+	if !c.topo.MayChangeDomain() {
+		return attempt{}, evaluation{}, false
+	}
+	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	if !ok {
+		return attempt{}, evaluation{}, false
+	}
+	s.topo.Unrecord(c.topo, a.active, srcHost)
+	*budget--
+	if ev, ok, _ := s.evalClaim(a, dst); ok {
+		return a, ev, true
+	}
+	s.topo.Record(c.topo, a.active, srcHost)
+	return attempt{}, evaluation{}, false
 }
 
 // foldAttempt evaluates pp, on a claim with requirements srcReqs at
@@ -458,37 +531,49 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	}
 	slices.SortStableFunc(offs, func(x, y off) int { return largerFirst(x.pp, y.pp) })
 	ok := true
-	for _, o := range offs {
+	var crossed []*pending
+	for i := range offs {
+		o := &offs[i]
 		*budget--
 		ev, fits, _ := s.evalClaim(o.a, dst)
+		if !fits && o.pp.cls.topo.MayChangeDomain() {
+			// Another domain, when its spreads hold once all have moved.
+			if free, ok := s.newAttempt(o.pp.cls, o.pp.att.alt, o.pp.att.level, false); ok {
+				if ev, fits, _ = s.evalClaim(free, dst); fits {
+					o.a = free
+					crossed = append(crossed, o.pp)
+				}
+			}
+		}
 		if !fits {
 			ok = false
 			break
 		}
 		s.commit(o.pp, o.a, ev)
 	}
+	for _, pp := range crossed {
+		ok = ok && s.topo.SpreadHolds(pp.cls.topo)
+	}
 	if ok && dst.price+s.cfg.nodeCost < before-priceEps {
 		return
 	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		o := offs[i]
-		if o.pp.claim == nil {
-			s.returnTo(o.pp, o.a, o.src)
-		} else {
-			s.moveBack(o.pp, o.src)
+	s.undoInto(dst, start, func() {
+		for i := len(offs) - 1; i >= 0; i-- {
+			o := offs[i]
+			if o.pp.claim == nil {
+				s.returnTo(o.pp, o.a, o.src)
+			} else {
+				s.moveBack(o.pp, o.src)
+			}
 		}
-	}
-	s.restore(dst, start)
+	})
 }
 
 // returnTo puts pp, which is on no claim, back on claim cl it left.
 func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	need := cl.used.Add(pp.cls.requests)
 	ports := append(slices.Clone(cl.ports), pp.cls.ports...)
-	id := s.reqs.compat(cl.reqID, a.reqID) // cl may have widened since the pod left
-	if id < 0 {
-		id = cl.reqID
-	}
+	a, id := s.backUnder(a, cl)
 	t, pos, price, ok := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl)
 	if !ok {
 		return // cannot happen: cl held the pod

@@ -104,6 +104,12 @@ type config struct {
 	// preferred node-affinity term at a time, heaviest dropped first); set
 	// only for the plan Solve compares with its own.
 	karpenterRelaxation bool
+	// joinPlanned makes a pod join a planned claim that takes it (the one
+	// whose price grows least) whatever it grows to, before any new claim:
+	// Karpenter's packing (in-flight NodeClaims first, keeping every
+	// instance type that still fits); set only for the plan Solve compares
+	// with its own, with karpenterRelaxation.
+	joinPlanned bool
 	// fillBounded makes planned claims of NodePools with limits take pods
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.

@@ -204,7 +204,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	// A new claim's price caps what growing a planned claim may cost,
 	// which bounds the search.
 	maxDelta := math.Inf(1)
-	if haveNew {
+	if haveNew && !s.cfg.joinPlanned {
 		maxDelta = (nc.price + s.cfg.nodeCost) * (1 + upgradeSlack)
 	}
 	var best evaluation
@@ -212,6 +212,9 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	for _, p := range s.pools {
 		if !s.poolTolerated(c, p, a.level) || len(p.buckets) == 0 {
 			continue
+		}
+		if s.cfg.joinPlanned && haveNew && p.tmpl.Weight < nc.pool.tmpl.Weight {
+			break // weight orders the pools: a lighter pool's claim never beats a heavier one's new claim here
 		}
 		md := maxDelta
 		if s.fills(p) {
@@ -226,7 +229,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		}
 	}
 	switch {
-	case found && (best.delta <= priceEps || !haveNew || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
+	case found && (best.delta <= priceEps || !haveNew || s.cfg.joinPlanned || s.fills(best.pool) || !newIsCheaper(nc.price+s.cfg.nodeCost, best.delta)):
 		s.commit(pp, a, best)
 		return true
 	case haveNew:
@@ -270,9 +273,6 @@ func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 // attempt's pods, room aside: readiness, taints and labels.
 func (s *solver) existingStatic(a attempt, en *existingNode) bool {
 	c := a.c
-	if en.notReady {
-		return false
-	}
 	if _, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
 		return false
 	}

@@ -96,7 +96,7 @@ type existingNode struct {
 	pool     *pool
 	topo     *topology.Node
 	placed   []*pending
-	notReady bool
+	cordoned bool // spec.unschedulable (taints holds the matching taint)
 }
 
 // preparePools builds the DaemonSets and the pools, in the order of pools.
@@ -422,8 +422,17 @@ func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
 	// Topology counts the node with the taints that keep pods off it, as
 	// placement does (startup and ephemeral taints of a node still
 	// initialising are not among them).
+	// A cordoned node carries node.kubernetes.io/unschedulable:NoSchedule
+	// (the node controller adds it): kube-scheduler binds a pod that
+	// tolerates it there, as it does DaemonSet pods.
+	if n.Spec.Unschedulable {
+		en.cordoned = true
+		cordon := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+		if !slices.ContainsFunc(en.taints, func(t corev1.Taint) bool { return t.MatchTaint(&cordon) }) {
+			en.taints = append(en.taints, cordon)
+		}
+	}
 	en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
-	en.notReady = n.Spec.Unschedulable
 	return en
 }
 

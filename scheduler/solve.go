@@ -52,6 +52,9 @@ type solver struct {
 	widenKeys       []string             // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim               // a claim detach leaves alone: undoInto restores it
 	noRoom          map[noRoomKey]noRoom // roomFor's searches that found nothing
+	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
+	// finalises every plan when finalisation may drop a claim).
+	final []NodeClaim
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -95,7 +98,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	}
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
-	ignore.karpenterRelaxation, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, nil
+	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err

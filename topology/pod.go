@@ -399,7 +399,7 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 			}
 			alts = append(alts, alt)
 		}
-		if len(alts) == 0 || decided(reqs, alts) {
+		if len(alts) == 0 || decided(reqs, alts) || slices.ContainsFunc(alts, cl.surelyMeets) {
 			continue
 		}
 		// A price for the claim under extra pins (+Inf when no type the pod
@@ -468,6 +468,37 @@ func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Req
 		}
 	}
 	return requirements.Requirement{}, false
+}
+
+// surelyMeets reports whether the claim's node meets alt whatever type it
+// launches: each key of alt is one every node carries (arch, os, instance
+// type, zone, capacity type), asked to exist or to take a value among
+// those the claim's types and offerings leave.
+func (c claimLabels) surelyMeets(alt requirements.Requirements) bool {
+	for r := range alt.All() {
+		if !alwaysLabelled(r.Key()) {
+			return false
+		}
+		vs, ok := c.values(r.Key())
+		if !ok || len(vs) == 0 || !allHave(r, vs) {
+			return false
+		}
+	}
+	return true
+}
+
+// allHave reports whether r admits every value of vs.
+func allHave(r requirements.Requirement, vs []string) bool {
+	return !slices.ContainsFunc(vs, func(v string) bool { return !r.Matches(v, true) })
+}
+
+// alwaysLabelled reports whether every node carries key.
+func alwaysLabelled(key string) bool {
+	switch key {
+	case requirements.LabelArch, requirements.LabelOS, requirements.LabelInstanceType, requirements.LabelTopologyZone, requirements.LabelCapacityType:
+		return true
+	}
+	return false
 }
 
 // excludeAll returns requirements that keep the claim out of every

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,22 +27,17 @@ const hoursPerMonth = 730
 // lists as [] and empty objects as {}, so that the same Result always gives
 // the same bytes.
 func renderJSON(w io.Writer, res scheduler.Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(normalize(res)); err != nil {
-		return fmt.Errorf("rendering the plan: %w", err)
+	if err := writePlan(w, normalize(res), runtime.GOMAXPROCS(0)); err != nil {
+		return err
 	}
-	return nil
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 func planJSON(res scheduler.Result) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(normalize(res)); err != nil {
-		return nil, fmt.Errorf("rendering the plan: %w", err)
+	if err := renderJSON(&buf, res); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
 }

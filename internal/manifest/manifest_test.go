@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -312,6 +314,45 @@ spec:
 	require.Len(t, in.PVCs, 2)
 	if diff := gocmp.Diff([]string{"data-db-0", "data-db-1"}, []string{in.PVCs[0].Name, in.PVCs[1].Name}); diff != "" {
 		t.Errorf("claims mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeManyReplicas expands a workload large enough to be built on
+// several workers: the pods come in ordinal order, each with its own
+// claim and its own copy of the template.
+func TestDecodeManyReplicas(t *testing.T) {
+	t.Parallel()
+	in, err := Decode([]File{{Name: "w.yaml", Data: []byte(`apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: data}
+spec:
+  replicas: 2500
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {resources: {requests: {storage: 1Gi}}}
+`)}})
+	require.NoError(t, err)
+	require.Len(t, in.Pods, 2500)
+	require.Len(t, in.PVCs, 2500)
+	var bad []string
+	for i, p := range in.Pods {
+		name := fmt.Sprintf("db-%d", i)
+		claim := fmt.Sprintf("data-db-%d", i)
+		if p.Name != name || in.PVCs[i].Name != claim || len(p.Spec.Volumes) != 1 || p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != claim {
+			bad = append(bad, fmt.Sprintf("%d: pod %s, claim %s, volumes %v", i, p.Name, in.PVCs[i].Name, p.Spec.Volumes))
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("pods out of order or with the wrong claims:\n%s", strings.Join(bad[:min(len(bad), 5)], "\n"))
+	}
+	in.Pods[0].Spec.Containers[0].Name = "changed"
+	in.Pods[0].Labels["app"] = "changed"
+	if p := in.Pods[len(in.Pods)-1]; p.Spec.Containers[0].Name != "c" || p.Labels["app"] != "db" {
+		t.Errorf("pods share the template: %v %v", p.Labels, p.Spec.Containers[0].Name)
 	}
 }
 

@@ -3,6 +3,9 @@ package manifest
 import (
 	"fmt"
 	"maps"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -125,20 +128,8 @@ func (d *decoder) checkWorkload(w workload) field.ErrorList {
 // has a volume of that name; a claim the input defines itself is used
 // instead of a new one.
 func (d *decoder) expand(a at, w workload) {
-	controller := true
-	owner := metav1.OwnerReference{APIVersion: w.apiVersion, Kind: w.kind, Name: w.meta.Name, Controller: &controller}
-	for i := range int(w.replicas) {
-		p := &corev1.Pod{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:            fmt.Sprintf("%s-%d", w.meta.Name, i),
-				Namespace:       w.meta.Namespace,
-				Labels:          maps.Clone(w.template.Labels),
-				Annotations:     maps.Clone(w.template.Annotations),
-				OwnerReferences: []metav1.OwnerReference{owner},
-			},
-			Spec: *w.template.Spec.DeepCopy(),
-		}
+	pods := replicas(w)
+	for i, p := range pods {
 		for _, t := range w.claims {
 			claim := fmt.Sprintf("%s-%s-%d", t.Name, w.meta.Name, i)
 			d.claims = append(d.claims, &corev1.PersistentVolumeClaim{
@@ -155,6 +146,46 @@ func (d *decoder) expand(a at, w workload) {
 			d.in.Pods = append(d.in.Pods, p)
 		}
 	}
+}
+
+// replicas builds a workload's pods (each a deep copy of the template) on
+// all CPUs: pod i is built by one worker only, from the workload alone.
+func replicas(w workload) []*corev1.Pod {
+	controller := true
+	owner := metav1.OwnerReference{APIVersion: w.apiVersion, Kind: w.kind, Name: w.meta.Name, Controller: &controller}
+	pods := make([]*corev1.Pod, w.replicas)
+	build := func(from, to int) {
+		for i := from; i < to; i++ {
+			pods[i] = &corev1.Pod{
+				TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+				ObjectMeta: metav1.ObjectMeta{
+					Name:            fmt.Sprintf("%s-%d", w.meta.Name, i),
+					Namespace:       w.meta.Namespace,
+					Labels:          maps.Clone(w.template.Labels),
+					Annotations:     maps.Clone(w.template.Annotations),
+					OwnerReferences: []metav1.OwnerReference{owner},
+				},
+				Spec: *w.template.Spec.DeepCopy(),
+			}
+		}
+	}
+	const chunk = 1024
+	workers := min(runtime.GOMAXPROCS(0), (len(pods)+chunk-1)/chunk)
+	if workers <= 1 {
+		build(0, len(pods))
+		return pods
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for from := int(next.Add(chunk)) - chunk; from < len(pods); from = int(next.Add(chunk)) - chunk {
+				build(from, min(len(pods), from+chunk))
+			}
+		})
+	}
+	wg.Wait()
+	return pods
 }
 
 func hasVolume(vs []corev1.Volume, name string) bool {
