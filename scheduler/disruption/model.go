@@ -73,6 +73,7 @@ type model struct {
 	preCache  map[string]preEntry
 	useMemo   map[string]bool
 	poolFit   map[string][]typeFit
+	zonesOf   map[string][]string // see poolZones
 	// added counts the commands that added nodes (prefilter.go).
 	added int
 }

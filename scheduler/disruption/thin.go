@@ -94,13 +94,31 @@ func zoneDomains(m *model, pools []nodepool.NodePool, nodes []*corev1.Node, gs *
 	}
 	for _, np := range pools {
 		if p := m.poolByName[np.Name]; p != nil {
-			for k := range offered(m.catalog, p) {
-				if !strings.HasPrefix(k, "ct/") {
-					out[k] = true
-				}
+			for _, z := range m.poolZones(p) {
+				out[z] = true
 			}
 		}
 	}
+	return out
+}
+
+// poolZones are the zones a pool's instance types offer (once per pool;
+// m.mu held).
+func (m *model) poolZones(p *poolState) []string {
+	if z, ok := m.zonesOf[p.name]; ok {
+		return z
+	}
+	var out []string
+	for k := range offered(m.catalog, p) {
+		if !strings.HasPrefix(k, "ct/") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	if m.zonesOf == nil {
+		m.zonesOf = map[string][]string{}
+	}
+	m.zonesOf[p.name] = out
 	return out
 }
 
