@@ -74,6 +74,7 @@ type model struct {
 	useMemo   map[string]bool
 	poolFit   map[string][]typeFit
 	zonesOf   map[string][]string // see poolZones
+	backOffs  map[string]*backOff // the global search's (global.go)
 	// added counts the commands that added nodes (prefilter.go).
 	added int
 }
