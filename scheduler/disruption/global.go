@@ -39,7 +39,8 @@ import (
 //     does not add to the saving stays (the fewest disrupted nodes for the
 //     saving; a command that only deletes saves every node's price);
 //   - when no subset pays, single nodes are tried, in Karpenter's order
-//     (savings ratio);
+//     (savings ratio); a pool whose subsets keep failing sits out rounds
+//     of subsets (backOff), never the last;
 //   - of the pools' commands the round takes the one that saves most.
 func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 	if p, err := m.expiration(whys); p != nil || err != nil {
@@ -55,6 +56,47 @@ func (m *model) globalRound(whys map[*node]*why) (*proposal, error) {
 		return p, err
 	}
 	return m.globalConsolidation(whys)
+}
+
+// A pool whose subset search found nothing twice in a row sits out the
+// next round's, then two, four, up to maxBackOff rounds while it keeps
+// finding nothing (the rounds in between take single nodes, whose commands
+// rarely make a subset pay); a round that finds nothing else tries it
+// anyway, so the plan never ends before it. It saves the large
+// simulations of the rounds of single nodes at the end of a plan.
+type backOff struct{ skip, next, fails int }
+
+const maxBackOff = 32
+
+// backedOff reports whether the pool sits this round out, counting it.
+func (m *model) backedOff(pool string) bool {
+	b := m.backOffs[pool]
+	if b == nil || b.skip == 0 {
+		return false
+	}
+	b.skip--
+	return true
+}
+
+// backOff records a pool's subset search: failed, or found a command.
+func (m *model) backOff(pool string, failed bool) {
+	if !failed {
+		delete(m.backOffs, pool)
+		return
+	}
+	if m.backOffs == nil {
+		m.backOffs = map[string]*backOff{}
+	}
+	b := m.backOffs[pool]
+	if b == nil {
+		b = &backOff{}
+		m.backOffs[pool] = b
+	}
+	b.fails++
+	if b.fails > 1 {
+		b.next = min(max(1, 2*b.next), maxBackOff)
+		b.skip = b.next
+	}
 }
 
 // globalProposal is a proposal of the global search with its saving.
@@ -85,31 +127,51 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 		}
 		pools = append(pools, pool)
 	}
-	// Subsets first, in every pool; the one that saves most wins.
-	var best *globalProposal
-	for _, pool := range pools {
-		p, err := m.subsetFor(pool, byPool[pool], min(budgets.left[pool], maxSubset), totals)
-		if err != nil {
-			return nil, err
+	// Subsets first, in every pool; the one that saves most wins. A pool
+	// whose subset search failed sits out rounds (backedOff).
+	subsets := func(pools []string, best *globalProposal) (*globalProposal, error) {
+		for _, pool := range pools {
+			p, err := m.subsetFor(pool, byPool[pool], min(budgets.left[pool], maxSubset), totals)
+			if err != nil {
+				return nil, err
+			}
+			m.backOff(pool, p == nil)
+			if p != nil && (best == nil || p.saving > best.saving) {
+				best = p
+			}
 		}
-		if p != nil && (best == nil || p.saving > best.saving) {
-			best = p
+		return best, nil
+	}
+	var skipped, tried []string
+	for _, pool := range pools {
+		if m.backedOff(pool) {
+			skipped = append(skipped, pool)
+		} else {
+			tried = append(tried, pool)
 		}
 	}
-	// Else single nodes, pool by pool.
+	best, err := subsets(tried, nil)
+	if err != nil {
+		return nil, err
+	}
+	// Else single nodes, pool by pool; else the subsets skipped.
 	for _, pool := range pools {
 		if best != nil {
 			break
 		}
-		var err error
 		if best, err = m.singleFor(pool, byPool[pool], totals, whys); err != nil {
+			return nil, err
+		}
+	}
+	if best == nil && len(skipped) > 0 {
+		if best, err = subsets(skipped, nil); err != nil {
 			return nil, err
 		}
 	}
 	if best == nil {
 		return nil, nil
 	}
-	best, err := m.prune(best.cands[0].n.poolName, best, totals)
+	best, err = m.prune(best.cands[0].n.poolName, best, totals)
 	if err != nil {
 		return nil, err
 	}

@@ -73,6 +73,8 @@ type model struct {
 	preCache  map[string]preEntry
 	useMemo   map[string]bool
 	poolFit   map[string][]typeFit
+	zonesOf   map[string][]string // see poolZones
+	backOffs  map[string]*backOff // the global search's (global.go)
 	// added counts the commands that added nodes (prefilter.go).
 	added int
 }

@@ -40,6 +40,7 @@ type pod struct {
 	req                      corev1.ResourceList // see requests
 	placeReq                 corev1.ResourceList // see placeRequests
 	admitKey                 string              // see classKey
+	like                     string              // see likeKey
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool

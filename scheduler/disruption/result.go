@@ -25,7 +25,8 @@ type Stats struct {
 	// Prefiltered counts the consolidations a check before the simulation
 	// ruled out (prefilter.go).
 	Prefiltered int
-	Debug       map[string]int
+	// Thinned counts the pods on ghosts a simulation left out (thin.go).
+	Thinned int
 }
 
 // Method names the disruption method that produced a command.

@@ -113,7 +113,7 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	case !in.full && !m.cfg.fullSim:
 		call.pools = m.usablePools(order)
 	}
-	if nodes, bound, ok := m.reduced(order, in, leaving); ok && !in.full && !m.cfg.fullSim {
+	if nodes, bound, ok := m.reduced(order, in, leaving, call.pools); ok && !in.full && !m.cfg.fullSim {
 		call.opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
 		if c, ok := m.priceBound(in, order, call.pools); ok {
 			call.catalog = c

@@ -359,7 +359,7 @@ func boolKey(b bool) string {
 
 // reduced builds the view a simulation gives Solve (see the top of this
 // file); ok is false when the simulation needs the full input.
-func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
+func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, pools []nodepool.NodePool) (nodes []*corev1.Node, bound []*corev1.Pod, ok bool) {
 	gate := in.gate
 	entangled, ghosts := false, true
 	for _, sp := range pods {
@@ -403,6 +403,9 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool) (n
 			}
 		}
 		nodes = append(nodes, obj)
+	}
+	if m.zoneOnly(pods, rel) {
+		gs.thin(m, zoneDomains(m, pools, nodes, &gs))
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
@@ -451,12 +454,12 @@ func (p *pod) slim() *corev1.Pod {
 // count makes every node landable.
 //
 // With a bound (the global search's simulations), each class may land only
-// on the bound + 2 × its pods nodes with the most room (cpu, then memory,
-// then name) that admit it and are not leaving: the other nodes are left
-// out or folded into ghosts as if they had no room, so that a simulation
-// costs what its pods need, not what the cluster holds. The plan stays
-// valid (the pods land on real nodes with real room, and ghosts keep the
-// topology counts); a move that needed another node is not found.
+// on the bound + 2 × its pods nodes of each zone with the most room (cpu,
+// then memory, then name) that admit it and are not leaving: the other
+// nodes are left out or folded into ghosts as if they had no room, so that
+// a simulation costs what its pods need, not what the cluster holds. The
+// plan stays valid (the pods land on real nodes with real room, and ghosts
+// keep the topology counts); a move that needed another node is not found.
 func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) func(*node) bool {
 	rs := m.rooms()
 	type class struct {
@@ -492,15 +495,26 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 				fit = append(fit, i)
 			}
 		}
-		if keep := bound + 2*c.n; bound > 0 && len(fit) > keep {
-			m.mostRoom(rs, fit)
-			fit = fit[:keep]
+		if bound > 0 {
+			fit = m.mostRoomPerZone(rs, fit, bound+2*c.n)
 		}
 		for _, i := range fit {
 			ok[rs.nodes[i]] = true
 		}
 	}
 	return func(n *node) bool { return ok[n] }
+}
+
+// mostRoomPerZone keeps, of the nodes of each zone, the keep with the
+// most room (a pod spread over zones may have to stay in its own).
+func (m *model) mostRoomPerZone(rs *roomState, idx []int, keep int) []int {
+	m.mostRoom(rs, idx)
+	taken := map[string]int{}
+	return slices.DeleteFunc(idx, func(i int) bool {
+		z := rs.nodes[i].zone
+		taken[z]++
+		return taken[z] > keep
+	})
 }
 
 // mostRoom orders node indexes by room, most first: cpu, then memory,
