@@ -221,7 +221,7 @@ func (s *solver) sources() []topology.Source {
 		out = append(out, topology.Source{Name: p.tmpl.Name, Requirements: p.reqs, Taints: p.tmpl.Taints, Values: s.poolValues(p)})
 	}
 	for _, en := range s.existing {
-		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.taints, Existing: true,
+		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.taints, Existing: true, Labels: en.reqLabels,
 			Values: func(key string, _ requirements.Requirements) []string {
 				if v, ok := en.labels[key]; ok {
 					return []string{v}

@@ -182,11 +182,11 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
 	seen := map[int32]bool{}
 	var out []int32
-	for _, s := range t.sources {
+	for i, s := range t.sources {
 		if honorAffinity && len(spec.Requirements) > 0 {
 			ok := slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool {
 				if s.Existing {
-					return r.Matches(s.Requirements.Labels())
+					return r.Matches(t.sourceLabels(i))
 				}
 				return s.Requirements.Compatible(r, t.schema) == nil
 			})
@@ -220,6 +220,21 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		}
 	}
 	return sortedDomains(g.ks, out)
+}
+
+// sourceLabels returns the labels of existing source i (Source.Labels, or
+// its requirements as labels, computed once).
+func (t *Tracker) sourceLabels(i int) map[string]string {
+	if l := t.sources[i].Labels; l != nil {
+		return l
+	}
+	if t.labels == nil {
+		t.labels = make([]map[string]string, len(t.sources))
+	}
+	if t.labels[i] == nil {
+		t.labels[i] = t.sources[i].Requirements.Labels()
+	}
+	return t.labels[i]
 }
 
 // Host is a candidate node for a pod: an existing node, or a NodeClaim

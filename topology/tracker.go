@@ -48,6 +48,10 @@ type Source struct {
 	// Existing marks an existing node: its requirements are its labels and
 	// are matched strictly.
 	Existing bool
+	// Labels, for an existing node, is Requirements.Labels() when the
+	// caller has it at hand (nil: the tracker computes it once). Read
+	// only.
+	Labels map[string]string
 }
 
 // Node is an existing node as topology sees it.
@@ -93,6 +97,7 @@ type PodSpec struct {
 type Tracker struct {
 	schema     requirements.Schema
 	sources    []Source
+	labels     []map[string]string // sourceLabels' (by source)
 	namespaces map[string]map[string]string
 	existing   []ExistingPod
 	keys       map[string]*keyState
