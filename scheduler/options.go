@@ -123,6 +123,8 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// memo is WithMemo's (nil: none).
+	memo *Memo
 	// workers bounds the goroutines of independent work (0: GOMAXPROCS);
 	// the plan never depends on it (tests set it).
 	workers int

@@ -25,7 +25,7 @@ func (c *config) check() error {
 	var errs []error
 	errs = append(errs, c.checkPolicies()...)
 	errs = append(errs, c.checkNumbers()...)
-	errs = append(errs, checkNodes(c.nodes)...)
+	errs = append(errs, checkNodes(c.nodes, c.memo)...)
 	errs = append(errs, checkObjects("WithExistingNodes(boundPods)", "pod", c.boundPods, true)...)
 	errs = append(errs, checkDaemonSets(c)...)
 	errs = append(errs, checkObjects("WithVolumes(pvcs)", "PersistentVolumeClaim", c.pvcs, true)...)
@@ -132,10 +132,10 @@ func isNilPointer[T any](o T) bool {
 
 // checkNodes checks the existing nodes: checkObjects, and what the API
 // server would reject in their labels and taints (a taint effect Never).
-func checkNodes(nodes []*corev1.Node) []error {
+func checkNodes(nodes []*corev1.Node, memo *Memo) []error {
 	errs := checkObjects("WithExistingNodes(nodes)", "node", nodes, false)
 	for i, n := range nodes {
-		if n != nil {
+		if n != nil && !memo.nodeValid(n) {
 			errs = append(errs, fieldErrors("WithExistingNodes(nodes)", i, apicheck.Node(n))...)
 		}
 	}

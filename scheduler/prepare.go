@@ -13,7 +13,6 @@ import (
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/kube"
-	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -85,18 +84,20 @@ type placedAttempt struct {
 
 // existingNode is a node of the cluster that can host pending pods.
 type existingNode struct {
-	idx      int
-	name     string
-	node     *corev1.Node
-	labels   map[string]string
-	reqs     requirements.Requirements
-	taints   []corev1.Taint // taints that apply to new pods
-	free     binpack.Vec
-	ports    []hostPort
-	pool     *pool
-	topo     *topology.Node
-	placed   []*pending
-	cordoned bool // spec.unschedulable (taints holds the matching taint)
+	idx    int
+	name   string
+	node   *corev1.Node
+	labels map[string]string // shared (Memo): never written
+	reqs   requirements.Requirements
+	// reqLabels is reqs as labels (shared: never written).
+	reqLabels map[string]string
+	taints    []corev1.Taint // taints that apply to new pods
+	free      binpack.Vec
+	ports     []hostPort
+	pool      *pool
+	topo      *topology.Node
+	placed    []*pending
+	cordoned  bool // spec.unschedulable (taints holds the matching taint)
 }
 
 // preparePools builds the DaemonSets and the pools, in the order of pools.
@@ -179,11 +180,10 @@ func (s *solver) newPool(i int, t nodepool.Template) *pool {
 func (s *solver) poolOfferings(p *pool) {
 	reqs := p.tmpl.Requirements
 	zones, cts := map[string]bool{}, map[string]bool{}
+	zone, ct, zoneID := reqs.Get(requirements.LabelTopologyZone), reqs.Get(requirements.LabelCapacityType), reqs.Get(instancetypes.LabelZoneID)
 	p.types.Each(func(ti int) bool {
 		for _, o := range s.idx.Type(ti).Offerings {
-			if !o.Unavailable && reqs.Get(requirements.LabelTopologyZone).Has(o.Zone) &&
-				reqs.Get(requirements.LabelCapacityType).Has(o.CapacityType) &&
-				reqs.Get(instancetypes.LabelZoneID).Matches(o.ZoneID, o.ZoneID != "") {
+			if !o.Unavailable && zone.Has(o.Zone) && ct.Has(o.CapacityType) && zoneID.Matches(o.ZoneID, o.ZoneID != "") {
 				zones[o.Zone] = true
 				cts[o.CapacityType] = true
 			}
@@ -405,8 +405,8 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 // its labels and effective taints as nodepool reads them, its NodePool,
 // and its allocatable (capacity when none is reported).
 func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
-	en := &existingNode{idx: i, name: n.Name, node: n, labels: nodepool.NodeLabels(n, s.schema)}
-	en.reqs = s.schema.FromLabels(en.labels)
+	f := s.cfg.memo.nodeFacts(n, s.schema)
+	en := &existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels}
 	var startup []corev1.Taint
 	for _, p := range s.pools {
 		if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
@@ -440,7 +440,7 @@ func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
 // notes which DaemonSets already run there, and returns the pod as
 // topology sees it.
 func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, dsRunning map[string]map[string]bool) topology.ExistingPod {
-	v, _ := s.dims.Vector(podrequests.OfPod(bp))
+	v, _ := s.dims.Vector(s.cfg.memo.podRequests(bp))
 	en.free = en.free.Sub(v)
 	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
 	for _, name := range kube.DaemonSetOwners(bp) {

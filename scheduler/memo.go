@@ -1,0 +1,134 @@
+package scheduler
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Memo keeps, from one Solve to the next, what Solve derives from each
+// existing node and bound pod it is given, by the object's address: that a
+// node passes the API server's checks, its labels and requirements as the
+// schema reads them, a bound pod's requests. A caller that solves many
+// times over mostly the same node and pod objects (a disruption planner
+// simulating moves over the cluster) passes one Memo to each Solve with
+// [WithMemo], and Solve then derives those facts once per object rather
+// than once per plan of every call.
+//
+// The caller promises never to modify a node or pod object once a Solve
+// with the Memo has read it (make a new object instead). A Memo never
+// changes a plan: Solve gives the same Result with it or without it. Any
+// number of Solves, on any goroutines, may share one. It keeps every
+// object it has seen alive: a caller that keeps making new objects drops
+// its Memo when [Memo.Len] grows too large, and makes a new one.
+type Memo struct {
+	mu    sync.Mutex
+	nodes map[nodeMemoKey]*nodeFacts
+	valid map[*corev1.Node]bool
+	pods  map[*corev1.Pod]corev1.ResourceList
+}
+
+// NewMemo returns an empty Memo.
+func NewMemo() *Memo {
+	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[*corev1.Node]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{}}
+}
+
+// WithMemo makes Solve read and fill m (see [Memo]). A nil m is no option.
+func WithMemo(m *Memo) Option {
+	return func(c *config) { c.memo = m }
+}
+
+// Len is the number of objects m holds facts about.
+func (m *Memo) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.nodes) + len(m.valid) + len(m.pods)
+}
+
+// nodeMemoKey is a node under one schema (labels are normalised by it).
+type nodeMemoKey struct {
+	node   *corev1.Node
+	schema requirements.Schema
+}
+
+// nodeFacts is what a node's labels give, shared by every Solve that reads
+// the node (never written once made).
+type nodeFacts struct {
+	labels map[string]string // nodepool.NodeLabels
+	reqs   requirements.Requirements
+	// reqLabels is reqs as labels (what topology matches existing nodes on).
+	reqLabels map[string]string
+}
+
+// newNodeFacts derives a node's facts.
+func newNodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts {
+	f := &nodeFacts{labels: nodepool.NodeLabels(n, schema)}
+	f.reqs = schema.FromLabels(f.labels)
+	f.reqLabels = f.reqs.Labels()
+	return f
+}
+
+// nodeFacts returns n's facts under schema, from m when m is not nil.
+func (m *Memo) nodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts {
+	if m == nil {
+		return newNodeFacts(n, schema)
+	}
+	key := nodeMemoKey{n, schema}
+	m.mu.Lock()
+	f, ok := m.nodes[key]
+	m.mu.Unlock()
+	if ok {
+		return f
+	}
+	f = newNodeFacts(n, schema)
+	m.mu.Lock()
+	m.nodes[key] = f
+	m.mu.Unlock()
+	return f
+}
+
+// nodeValid reports whether n passes apicheck.Node, from m when m is not
+// nil (only a node that passes is remembered: errors are made anew).
+func (m *Memo) nodeValid(n *corev1.Node) bool {
+	if m != nil {
+		m.mu.Lock()
+		ok := m.valid[n]
+		m.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	if len(apicheck.Node(n)) > 0 {
+		return false
+	}
+	if m != nil {
+		m.mu.Lock()
+		m.valid[n] = true
+		m.mu.Unlock()
+	}
+	return true
+}
+
+// podRequests returns podrequests.OfPod(p), from m when m is not nil. The
+// list is shared: callers read it.
+func (m *Memo) podRequests(p *corev1.Pod) corev1.ResourceList {
+	if m == nil {
+		return podrequests.OfPod(p)
+	}
+	m.mu.Lock()
+	r, ok := m.pods[p]
+	m.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = podrequests.OfPod(p)
+	m.mu.Lock()
+	m.pods[p] = r
+	m.mu.Unlock()
+	return r
+}

@@ -1,0 +1,74 @@
+package scheduler_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/testutil"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+// TestWithMemoSamePlan solves generated inputs (existing nodes and their
+// pods, topology, DaemonSets, volumes) with one Memo shared by every case,
+// which run in parallel, each twice (the second solve reads what the
+// first remembered), and requires the plan Solve makes without a Memo,
+// byte for byte.
+func TestWithMemoSamePlan(t *testing.T) {
+	cats := propertyCatalogs(t)
+	memo := scheduler.NewMemo()
+	cases := 40
+	if testing.Short() {
+		cases = 10
+	}
+	for i := range cases {
+		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
+			t.Parallel()
+			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
+			want := planJSON(t, in)
+			for run := range 2 {
+				if diff := gocmp.Diff(want, planJSON(t, in, scheduler.WithMemo(memo))); diff != "" {
+					t.Errorf("run %d: plan with a Memo differs (-without +with):\n%s", run, diff)
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { // after every case
+		if memo.Len() == 0 {
+			t.Error("the Memo holds nothing after solves with existing nodes")
+		}
+	})
+}
+
+// TestWithMemoKeepsErrors solves twice with a node the API server would
+// reject and one it accepts, sharing a Memo: both solves report the bad
+// node, and the good node alone takes the pod.
+func TestWithMemoKeepsErrors(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	pods := []*corev1.Pod{testutil.Pod("a").CPU("1").Obj()}
+	pools := []nodepool.NodePool{testutil.NodePool("default").Obj()}
+	good := testutil.Node("good").Size("4", "8Gi", "10").Obj()
+	bad := testutil.Node("bad").Size("4", "8Gi", "10").Obj()
+	bad.Labels = map[string]string{"bad key!": "x"}
+	memo := scheduler.NewMemo()
+	for run := range 2 {
+		_, err := scheduler.Solve(pods, pools, cat, scheduler.WithMemo(memo), scheduler.WithExistingNodes([]*corev1.Node{good, bad}, nil))
+		if err == nil {
+			t.Fatalf("run %d: a node with label key %q is no error", run, "bad key!")
+		}
+		res, err := scheduler.Solve(pods, pools, cat, scheduler.WithMemo(memo), scheduler.WithExistingNodes([]*corev1.Node{good}, nil))
+		require.NoError(t, err)
+		want := []scheduler.NodePlacement{{Name: "good", Pods: []string{"default/a"}}}
+		if diff := gocmp.Diff(want, res.ExistingNodes); diff != "" {
+			t.Errorf("run %d: existing nodes (-want +got):\n%s", run, diff)
+		}
+	}
+}
