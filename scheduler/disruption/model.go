@@ -56,6 +56,9 @@ type model struct {
 	// prepared is the catalog indexed for Solve, once (catalogs.go).
 	prepared      *scheduler.PreparedCatalog
 	prepareFailed bool
+	// memo is what Solve derives from the node and pod objects the
+	// simulations share (see solveMemo).
+	memo *scheduler.Memo
 	// baselines are the pools' pending pods' cost (global.go).
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.

@@ -126,6 +126,7 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	if in.fewer {
 		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
+	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()))
 	if prep := m.preparedFor(call.catalog); prep != nil {
 		// After the caller's options: the catalog is ours to choose.
 		call.opts = append(call.opts, scheduler.WithPrepared(prep))
@@ -143,6 +144,31 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	m.stats.PodsSimulated += len(call.pods)
 	return call, out
 }
+
+// solveMemo returns the Memo every simulation gives Solve: the views'
+// node and pod objects are shared and never written (view.go), and so are
+// the model's own. A simulation's own objects (a node with its pods put
+// back, a ghost) are new each time, so the Memo is dropped for a new one
+// once it holds more than memoObjects per node and pod of the cluster.
+func (m *model) solveMemo() *scheduler.Memo {
+	limit := memoObjects * (len(m.byName) + m.podCount() + 1)
+	if m.memo == nil || m.memo.Len() > limit {
+		m.memo = scheduler.NewMemo()
+	}
+	return m.memo
+}
+
+// podCount is the number of pods on the model's nodes and pending.
+func (m *model) podCount() int {
+	n := len(m.pending)
+	for _, nd := range m.nodes {
+		n += len(nd.pods)
+	}
+	return n
+}
+
+// memoObjects bounds the Memo (see solveMemo).
+const memoObjects = 4
 
 // priceBound returns the catalog of types cheaper than the candidates when
 // the simulation is a consolidation that may use one (catalogs.go); pools

@@ -51,6 +51,10 @@ type viewNode struct {
 	room       corev1.ResourceList
 	roomVec    vec    // room as the checks count it (prefilter.go)
 	sig        string // see signature
+	// with holds the node with some of its pods put back (withPods), by
+	// gate and pods, so that simulations share one object (Solve's Memo
+	// knows it).
+	with map[string]*corev1.Node
 }
 
 // viewState holds the selector matches of one model version (view nodes
@@ -397,7 +401,7 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 			obj = vn.gated
 		}
 		if len(mine) > 0 {
-			obj = withPods(obj, vn.room, mine)
+			obj = vn.withPods(obj, mine)
 			for _, p := range mine {
 				bound = append(bound, p.slim())
 			}
@@ -534,8 +538,27 @@ func (m *model) mostRoom(rs *roomState, idx []int) {
 	})
 }
 
-// withPods returns obj with its allocatable raised by the pods' requests
-// (they are given to Solve again, bound to it).
+// withPods returns obj (vn's, gated or not) with its allocatable raised by
+// the pods' requests (they are given to Solve again, bound to it), made
+// once per gate and pods.
+func (vn *viewNode) withPods(obj *corev1.Node, pods []*pod) *corev1.Node {
+	var b strings.Builder
+	b.WriteString(boolKey(obj == vn.gated))
+	for _, p := range pods {
+		b.WriteString("\x00" + p.key)
+	}
+	key := b.String()
+	if c, ok := vn.with[key]; ok {
+		return c
+	}
+	c := withPods(obj, vn.room, pods)
+	if vn.with == nil {
+		vn.with = map[string]*corev1.Node{}
+	}
+	vn.with[key] = c
+	return c
+}
+
 func withPods(obj *corev1.Node, room corev1.ResourceList, pods []*pod) *corev1.Node {
 	c := *obj
 	c.Status.Allocatable = room.DeepCopy()
