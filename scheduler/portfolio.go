@@ -43,17 +43,25 @@ import (
 
 // bestOf makes the plans and returns the best.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	best, err := bestOfPolicy(pods, nodePools, catalog, cfg)
-	if err != nil || len(best.pending) > alternativeMaxPods {
-		return best, err
+	strict := stricterPolicies(cfg)
+	if len(pods) > alternativeMaxPods {
+		strict = nil // the pods are too many for them (below)
 	}
-	plans := []*solver{best}
-	for _, strict := range stricterPolicies(cfg) {
-		p, err := bestOfPolicy(pods, nodePools, catalog, strict)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
+	// The stricter policies' plans are made on goroutines of their own
+	// while this one makes the caller's policy's.
+	plans := make([]*solver, 1+len(strict))
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, c := range strict {
+		wg.Go(func() { plans[1+i], errs[1+i] = bestOfPolicy(pods, nodePools, catalog, c) })
+	}
+	plans[0], errs[0] = bestOfPolicy(pods, nodePools, catalog, cfg)
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	if len(plans[0].pending) > alternativeMaxPods {
+		return plans[0], nil
 	}
 	return bestPlan(plans), nil
 }
@@ -109,24 +117,43 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 // planWith plans base (unless planned) and a solver per config, and
 // returns the best of them, and the best but Karpenter's packing.
 func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog) (best, own *solver, err error) {
-	plans := []*solver{base}
-	for _, c := range cfgs {
-		v, err := newSolver(pods, nodePools, catalog, c)
-		if err != nil {
-			return nil, nil, err
-		}
-		plans = append(plans, v)
-	}
+	// Each plan is prepared on its goroutine too (preparing the existing
+	// nodes and topology costs as much as planning); an error is the
+	// first plan's, in config order.
+	plans := make([]*solver, 1+len(cfgs))
+	plans[0] = base
+	errs := make([]error, len(cfgs))
 	var wg sync.WaitGroup
-	for _, p := range plans[1:] {
-		wg.Go(p.plan)
+	for i, c := range cfgs {
+		wg.Go(func() {
+			v, err := newSolver(pods, nodePools, catalog, c)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			v.plan()
+			plans[1+i] = v
+		})
 	}
 	if !base.planned {
 		base.plan()
 	}
 	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, nil, err
+	}
 	ownPlans := slices.DeleteFunc(slices.Clone(plans), func(p *solver) bool { return p.cfg.joinPlanned })
 	return bestPlan(plans), bestPlan(ownPlans), nil
+}
+
+// firstError is the first non-nil error.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // joinPlannedMaxPods bounds the inputs that are also planned with
