@@ -125,6 +125,9 @@ type config struct {
 	first map[string]bool
 	// memo is WithMemo's (nil: none).
 	memo *Memo
+	// shared is the existing nodes as the plans of one solve share them
+	// (nil: each plan prepares its own).
+	shared *existingShare
 	// workers bounds the goroutines of independent work (0: GOMAXPROCS);
 	// the plan never depends on it (tests set it).
 	workers int

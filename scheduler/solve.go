@@ -77,6 +77,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
+	cfg.shared = &existingShare{}
 	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
@@ -102,6 +103,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
+	ignore.shared = &existingShare{}
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
@@ -148,7 +150,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	s.vols = topology.NewVolumes(s.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
-	existingPods, resched, err := s.prepareExisting()
+	existingPods, resched, err := s.sharedExisting()
 	if err != nil {
 		return nil, err
 	}

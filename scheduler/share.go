@@ -1,0 +1,65 @@
+package scheduler
+
+import (
+	"slices"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// existingShare is the existing nodes as prepareExisting makes them, made
+// once per solve by the first plan prepared and copied by every other plan
+// of the solve (they have the same nodes, bound pods, NodePools, catalog
+// and DaemonSets): the nodes as they are before any placement, their pods
+// as topology counts them, and the pods of nodes being deleted. Shared by
+// goroutines, never written once made.
+type existingShare struct {
+	once    sync.Once
+	nodes   []*existingNode
+	eps     []topology.ExistingPod
+	resched []*corev1.Pod
+	err     error
+}
+
+// sharedExisting sets s.existing and returns the existing pods and the
+// pods to reschedule: from the solve's share (prepared now, by s, if it
+// is the first plan), else prepared.
+func (s *solver) sharedExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
+	sh := s.cfg.shared
+	if sh == nil {
+		return s.prepareExisting()
+	}
+	first := false
+	sh.once.Do(func() {
+		first = true
+		sh.eps, sh.resched, sh.err = s.prepareExisting()
+		sh.nodes = make([]*existingNode, len(s.existing))
+		for i, en := range s.existing {
+			sh.nodes[i] = en.fresh(nil)
+		}
+	})
+	if first || sh.err != nil {
+		return sh.eps, sh.resched, sh.err
+	}
+	s.existing = make([]*existingNode, len(sh.nodes))
+	for i, en := range sh.nodes {
+		s.existing[i] = en.fresh(s.pools)
+	}
+	return sh.eps, sh.resched, nil
+}
+
+// fresh returns a copy of en as prepared, before any placement: what
+// plans write (room, host ports, placements) is its own; labels,
+// requirements, taints and the topology node are shared. With pools, its
+// pool is the one of pools at its index (another plan's pools).
+func (en *existingNode) fresh(pools []*pool) *existingNode {
+	c := *en
+	c.ports = slices.Clone(en.ports)
+	c.placed = nil
+	if pools != nil && en.pool != nil {
+		c.pool = pools[en.pool.idx]
+	}
+	return &c
+}
