@@ -181,15 +181,12 @@ func (s *solver) poolOfferings(p *pool) {
 	reqs := p.tmpl.Requirements
 	zones, cts := map[string]bool{}, map[string]bool{}
 	zone, ct, zoneID := reqs.Get(requirements.LabelTopologyZone), reqs.Get(requirements.LabelCapacityType), reqs.Get(instancetypes.LabelZoneID)
-	p.types.Each(func(ti int) bool {
-		for _, o := range s.idx.Type(ti).Offerings {
-			if !o.Unavailable && zone.Has(o.Zone) && ct.Has(o.CapacityType) && zoneID.Matches(o.ZoneID, o.ZoneID != "") {
-				zones[o.Zone] = true
-				cts[o.CapacityType] = true
-			}
+	for _, o := range s.cfg.prepared.offers {
+		if zone.Has(o.zone) && ct.Has(o.capacityType) && zoneID.Matches(o.zoneID, o.zoneID != "") && o.types.Intersects(p.types) {
+			zones[o.zone] = true
+			cts[o.capacityType] = true
 		}
-		return true
-	})
+	}
 	p.zones = slices.Sorted(maps.Keys(zones))
 	p.cts = slices.Sorted(maps.Keys(cts))
 	p.reqs = reqs

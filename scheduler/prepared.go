@@ -25,6 +25,16 @@ type PreparedCatalog struct {
 	// reservations is the capacity of each capacity reservation an
 	// offering names (the smallest any of them states); empty when none.
 	reservations map[string]int
+	// offers are the distinct places of the available offerings (zone,
+	// capacity type, zone ID), each with the types that offer it, in
+	// the order first met (poolOfferings).
+	offers []offerSet
+}
+
+// offerSet is one place some instance types offer.
+type offerSet struct {
+	zone, capacityType, zoneID string
+	types                      binpack.TypeSet
 }
 
 // Prepare indexes catalog for Solve. The error is a catalog whose resources
@@ -35,6 +45,7 @@ func Prepare(catalog instancetypes.Catalog) (*PreparedCatalog, error) {
 		return nil, err
 	}
 	p := &PreparedCatalog{catalog: catalog, dims: dims, tables: binpack.NewTables(catalog, dims), reservations: map[string]int{}}
+	p.offers = offerSets(p.tables)
 	for _, it := range catalog.Types() {
 		for _, o := range it.Offerings {
 			if o.ReservationID == "" {
@@ -46,6 +57,29 @@ func Prepare(catalog instancetypes.Catalog) (*PreparedCatalog, error) {
 		}
 	}
 	return p, nil
+}
+
+// offerSets lists the places the available offerings of the tables'
+// types are in, with the types that offer each.
+func offerSets(t *binpack.Tables) []offerSet {
+	var out []offerSet
+	at := map[[3]string]int{}
+	for ti := range t.Len() {
+		for _, o := range t.Type(ti).Offerings {
+			if o.Unavailable {
+				continue
+			}
+			k := [3]string{o.Zone, o.CapacityType, o.ZoneID}
+			i, ok := at[k]
+			if !ok {
+				i = len(out)
+				at[k] = i
+				out = append(out, offerSet{zone: o.Zone, capacityType: o.CapacityType, zoneID: o.ZoneID, types: binpack.NewTypeSet(t.Len())})
+			}
+			out[i].types.Set(ti)
+		}
+	}
+	return out
 }
 
 // Catalog returns the catalog p was prepared from.
