@@ -162,7 +162,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 		m.pending = slices.DeleteFunc(m.pending, func(p *pod) bool { return p == sp.p })
 	} else if src := m.byName[sp.from]; src != nil {
 		src.pods = slices.DeleteFunc(src.pods, func(p *pod) bool { return p == sp.p })
-		src.view = nil
+		src.view, src.sel = nil, nil
 	}
 	obj := sp.p.obj.DeepCopy()
 	obj.Spec.NodeName = n.name
@@ -174,7 +174,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 	i, _ := slices.BinarySearchFunc(n.pods, np.key, func(a *pod, key string) int { return strings.Compare(a.key, key) })
 	n.pods = slices.Insert(n.pods, i, np)
 	n.lastEvent, n.touchedBy = m.now, index
-	n.gatedObj, n.view = nil, nil
+	n.gatedObj, n.view, n.sel = nil, nil, nil
 }
 
 // leavePending makes pending the reschedulable pods of the candidates that

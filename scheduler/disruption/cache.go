@@ -289,23 +289,40 @@ func (c compiled) selects(p *pod) bool {
 	return (c.all || slices.Contains(c.namespaces, p.ns)) && c.sel.Matches(labels.Set(p.obj.Labels))
 }
 
-// compile returns the key of a pod selector, compiling it once per plan.
+// compile returns the key of a pod selector, compiling it once per plan
+// (and once per selector object: a pod's spec is never written).
 func (m *model) compile(ps podSelector) (string, bool) {
 	if ps.sel == nil {
 		return "", false
 	}
+	ck := compileKey{sel: ps.sel, all: ps.all, namespaces: strings.Join(ps.namespaces, ",")}
+	if key, ok := m.compiledBy[ck]; ok {
+		return key, key != ""
+	}
+	if m.compiledBy == nil {
+		m.compiledBy = map[compileKey]string{}
+	}
 	sel, err := metav1.LabelSelectorAsSelector(ps.sel)
 	if err != nil {
+		m.compiledBy[ck] = ""
 		return "", false
 	}
-	key := sel.String() + "\x00" + boolKey(ps.all) + "\x00" + strings.Join(ps.namespaces, ",")
+	key := sel.String() + "\x00" + boolKey(ps.all) + "\x00" + ck.namespaces
 	if m.compiled == nil {
 		m.compiled = map[string]compiled{}
 	}
 	if _, ok := m.compiled[key]; !ok {
 		m.compiled[key] = compiled{namespaces: ps.namespaces, all: ps.all, sel: sel}
 	}
+	m.compiledBy[ck] = key
 	return key, true
+}
+
+// compileKey is a pod selector as compile memoises it.
+type compileKey struct {
+	sel        *metav1.LabelSelector
+	all        bool
+	namespaces string
 }
 
 // podMove is a pod a command moved or took away, with the labels of the

@@ -62,7 +62,8 @@ type model struct {
 	// baselines are the pools' pending pods' cost (global.go).
 	baselines map[string]baseline
 	// compiled are the pod selectors the cache matches, by key.
-	compiled map[string]compiled
+	compiled   map[string]compiled
+	compiledBy map[compileKey]string // see compile
 	// mu guards what simulations build lazily when they run in parallel
 	// (see simulate and parallel.go).
 	mu sync.Mutex
@@ -118,6 +119,9 @@ type node struct {
 	// the node's pods change.
 	gatedObj *corev1.Node
 	view     *viewNode
+	// sel holds the pods each selector picks, by compiled key (see
+	// selected); bind drops it too.
+	sel map[string][]*pod
 }
 
 // newModel checks the input and builds the model.

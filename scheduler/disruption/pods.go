@@ -37,10 +37,12 @@ type pod struct {
 	// loose and tolerant are copies for Solve (see unbound), slimObj
 	// another (see slim).
 	loose, tolerant, slimObj *corev1.Pod
-	req                      corev1.ResourceList // see requests
-	placeReq                 corev1.ResourceList // see placeRequests
-	admitKey                 string              // see classKey
-	like                     string              // see likeKey
+	// boundCopies are slimObj bound to other nodes, by node (see boundTo).
+	boundCopies map[string]*corev1.Pod
+	req         corev1.ResourceList // see requests
+	placeReq    corev1.ResourceList // see placeRequests
+	admitKey    string              // see classKey
+	like        string              // see likeKey
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool

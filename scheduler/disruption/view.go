@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -62,7 +61,6 @@ type viewNode struct {
 type viewState struct {
 	version int
 	matches map[string][]*pod
-	moved   map[ghostKey]*corev1.Pod
 }
 
 // viewDaemonSets are the cluster's DaemonSets, each asking for nodes
@@ -325,30 +323,33 @@ type podSelector struct {
 	spread      bool
 }
 
-// selected returns the bound pods a selector picks (memoised per version).
+// selected returns the bound pods a selector picks (memoised per version,
+// and per node while its pods stay).
 func (m *model) selected(ps podSelector) []*pod {
-	if ps.sel == nil {
+	key, ok := m.compile(ps)
+	if !ok {
 		return nil
-	}
-	sel, err := metav1.LabelSelectorAsSelector(ps.sel)
-	if err != nil {
-		return nil
-	}
-	key := sel.String() + "\x00" + boolKey(ps.all)
-	for _, ns := range ps.namespaces {
-		key += "\x00" + ns
 	}
 	v := m.viewOf()
 	if out, ok := v.matches[key]; ok {
 		return out
 	}
+	c := m.compiled[key]
 	var out []*pod
 	for _, n := range m.nodes {
-		for _, p := range n.pods {
-			if (ps.all || slices.Contains(ps.namespaces, p.ns)) && sel.Matches(labels.Set(p.obj.Labels)) {
-				out = append(out, p)
+		sel, ok := n.sel[key]
+		if !ok {
+			for _, p := range n.pods {
+				if c.selects(p) {
+					sel = append(sel, p)
+				}
 			}
+			if n.sel == nil {
+				n.sel = map[string][]*pod{}
+			}
+			n.sel[key] = sel
 		}
+		out = append(out, sel...)
 	}
 	v.matches[key] = out
 	return out
@@ -648,26 +649,19 @@ func (m *model) signature(n *node, vn *viewNode) string {
 	return vn.sig
 }
 
-// boundTo returns a copy of the pod bound to another node (memoised per
-// view).
+// boundTo returns a copy of the pod bound to another node (made once per
+// pod and node, and shared: Solve's Memo knows it).
 func (m *model) boundTo(p *pod, nodeName string) *corev1.Pod {
-	v := m.viewOf()
-	key := ghostKey{p, nodeName}
-	if c, ok := v.moved[key]; ok {
+	if c, ok := p.boundCopies[nodeName]; ok {
 		return c
 	}
 	c := *p.slim()
 	c.Spec.NodeName = nodeName
-	if v.moved == nil {
-		v.moved = map[ghostKey]*corev1.Pod{}
+	if p.boundCopies == nil {
+		p.boundCopies = map[string]*corev1.Pod{}
 	}
-	v.moved[key] = &c
+	p.boundCopies[nodeName] = &c
 	return &c
-}
-
-type ghostKey struct {
-	p    *pod
-	node string
 }
 
 // minDomains: the pod has a spread constraint with minDomains.
@@ -700,14 +694,22 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 			}
 		}
 	}
+	// The pods of each node that holds one, in the node's order (every
+	// pod seen is on one of m.nodes, which p.node names).
 	out := map[*node][]*pod{}
-	for _, n := range m.nodes {
-		for _, p := range n.pods {
-			if seen[p] && p.active() {
-				out[n] = append(out[n], p)
+	for p := range seen {
+		n := m.byName[p.node]
+		if _, done := out[n]; done || n == nil {
+			continue
+		}
+		out[n] = nil
+		for _, q := range n.pods {
+			if seen[q] && q.active() {
+				out[n] = append(out[n], q)
 			}
 		}
 	}
+	maps.DeleteFunc(out, func(_ *node, ps []*pod) bool { return len(ps) == 0 })
 	return out
 }
 
