@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"reflect"
 	"sync"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -13,7 +15,8 @@ import (
 
 // Memo keeps, from one Solve to the next, what Solve derives from each
 // existing node and bound pod it is given, by the object's address: that a
-// node passes the API server's checks, its labels and requirements as the
+// node's labels and taints pass the API server's checks (by the address
+// of the labels map and the taints), its labels and requirements as the
 // schema reads them, a bound pod's requests. A caller that solves many
 // times over mostly the same node and pod objects (a disruption planner
 // simulating moves over the cluster) passes one Memo to each Solve with
@@ -21,7 +24,8 @@ import (
 // than once per plan of every call.
 //
 // The caller promises never to modify a node or pod object once a Solve
-// with the Memo has read it (make a new object instead). A Memo never
+// with the Memo has read it, nor a node's labels map or taints (make new
+// ones instead). A Memo never
 // changes a plan: Solve gives the same Result with it or without it. Any
 // number of Solves, on any goroutines, may share one. It keeps every
 // object it has seen alive: a caller that keeps making new objects drops
@@ -29,13 +33,13 @@ import (
 type Memo struct {
 	mu    sync.Mutex
 	nodes map[nodeMemoKey]*nodeFacts
-	valid map[*corev1.Node]bool
+	valid map[validKey]bool
 	pods  map[*corev1.Pod]corev1.ResourceList
 }
 
 // NewMemo returns an empty Memo.
 func NewMemo() *Memo {
-	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[*corev1.Node]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{}}
+	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[validKey]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{}}
 }
 
 // WithMemo makes Solve read and fill m (see [Memo]). A nil m is no option.
@@ -92,12 +96,30 @@ func (m *Memo) nodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts 
 	return f
 }
 
+// validKey is what apicheck.Node reads of a node: its labels map and its
+// taints, by address (copies of a node that share them share the answer).
+type validKey struct {
+	labels  unsafe.Pointer
+	taints  *corev1.Taint
+	nTaints int
+}
+
+func validKeyOf(n *corev1.Node) validKey {
+	k := validKey{labels: reflect.ValueOf(n.Labels).UnsafePointer(), nTaints: len(n.Spec.Taints)}
+	if len(n.Spec.Taints) > 0 {
+		k.taints = &n.Spec.Taints[0]
+	}
+	return k
+}
+
 // nodeValid reports whether n passes apicheck.Node, from m when m is not
 // nil (only a node that passes is remembered: errors are made anew).
 func (m *Memo) nodeValid(n *corev1.Node) bool {
+	var key validKey
 	if m != nil {
+		key = validKeyOf(n)
 		m.mu.Lock()
-		ok := m.valid[n]
+		ok := m.valid[key]
 		m.mu.Unlock()
 		if ok {
 			return true
@@ -108,7 +130,7 @@ func (m *Memo) nodeValid(n *corev1.Node) bool {
 	}
 	if m != nil {
 		m.mu.Lock()
-		m.valid[n] = true
+		m.valid[key] = true
 		m.mu.Unlock()
 	}
 	return true
