@@ -100,8 +100,38 @@ type existingNode struct {
 	cordoned  bool // spec.unschedulable (taints holds the matching taint)
 }
 
-// preparePools builds the DaemonSets and the pools, in the order of pools.
+// preparePools builds the DaemonSets and the pools, in the order of pools
+// (copies of the solve's first plan's when it shares them: share.go).
 func (s *solver) preparePools(pools []nodepool.NodePool) error {
+	sh := s.cfg.shared
+	if sh == nil {
+		return s.buildPools(pools)
+	}
+	first := false
+	sh.poolsOnce.Do(func() {
+		first = true
+		if sh.poolsErr = s.buildPools(pools); sh.poolsErr == nil {
+			for _, p := range s.pools {
+				sh.pools = append(sh.pools, p.fresh())
+			}
+		}
+	})
+	if first || sh.poolsErr != nil {
+		return sh.poolsErr
+	}
+	if err := s.prepareDaemonSets(); err != nil {
+		return err
+	}
+	for _, sp := range sh.pools {
+		p := sp.fresh()
+		p.reqID = s.reqs.intern(p.reqs, p)
+		s.pools = append(s.pools, p)
+	}
+	return nil
+}
+
+// buildPools builds the DaemonSets and the pools, in the order of pools.
+func (s *solver) buildPools(pools []nodepool.NodePool) error {
 	tmpls, err := nodepool.Templates(pools, s.schema)
 	if err != nil {
 		return err

@@ -9,13 +9,18 @@ import (
 	"github.com/nodeplan/nodeplan/topology"
 )
 
-// existingShare is the existing nodes as prepareExisting makes them, made
-// once per solve by the first plan prepared and copied by every other plan
-// of the solve (they have the same nodes, bound pods, NodePools, catalog
-// and DaemonSets): the nodes as they are before any placement, their pods
-// as topology counts them, and the pods of nodes being deleted. Shared by
-// goroutines, never written once made.
+// existingShare is the NodePools and existing nodes as buildPools and
+// prepareExisting make them, made once per solve by the first plan
+// prepared and copied by every other plan of the solve (they have the
+// same NodePools, nodes, bound pods, catalog and DaemonSets): the pools
+// and nodes as they are before any placement, the nodes' pods as topology
+// counts them, and the pods of nodes being deleted. Shared by goroutines,
+// never written once made.
 type existingShare struct {
+	poolsOnce sync.Once
+	pools     []*pool
+	poolsErr  error
+
 	once    sync.Once
 	nodes   []*existingNode
 	eps     []topology.ExistingPod
@@ -61,5 +66,14 @@ func (en *existingNode) fresh(pools []*pool) *existingNode {
 	if pools != nil && en.pool != nil {
 		c.pool = pools[en.pool.idx]
 	}
+	return &c
+}
+
+// fresh returns a copy of p as prepared, before any placement: its claims
+// and buckets are its own; its types and their vectors are shared (never
+// written once prepared).
+func (p *pool) fresh() *pool {
+	c := *p
+	c.claims, c.buckets = 0, nil
 	return &c
 }
