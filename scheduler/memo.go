@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/internal/apicheck"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
@@ -13,33 +14,36 @@ import (
 	"github.com/nodeplan/nodeplan/requirements"
 )
 
-// Memo keeps, from one Solve to the next, what Solve derives from each
-// existing node and bound pod it is given, by the object's address: that a
-// node's labels and taints pass the API server's checks (by the address
-// of the labels map and the taints), its labels and requirements as the
-// schema reads them, a bound pod's requests. A caller that solves many
-// times over mostly the same node and pod objects (a disruption planner
-// simulating moves over the cluster) passes one Memo to each Solve with
-// [WithMemo], and Solve then derives those facts once per object rather
-// than once per plan of every call.
+// Memo keeps, from one Solve to the next, what Solve derives from the
+// existing nodes and bound pods it is given: that a node's labels and
+// taints pass the API server's checks, its labels and requirements as the
+// schema reads them (both by the address of the node's labels map and
+// taints, so that copies of a node share them), a bound pod's requests (by
+// the pod's address). A caller that solves many times over mostly the same
+// node and pod objects (a disruption planner simulating moves over the
+// cluster) passes one Memo to each Solve with [WithMemo], and Solve then
+// derives those facts once per object rather than once per plan of every
+// call.
 //
 // The caller promises never to modify a node or pod object once a Solve
 // with the Memo has read it, nor a node's labels map or taints (make new
-// ones instead). A Memo never
-// changes a plan: Solve gives the same Result with it or without it. Any
-// number of Solves, on any goroutines, may share one. It keeps every
-// object it has seen alive: a caller that keeps making new objects drops
-// its Memo when [Memo.Len] grows too large, and makes a new one.
+// ones instead). A Memo never changes a plan: Solve gives the same Result
+// with it or without it. Any number of Solves, on any goroutines, may share
+// one. It keeps every object it has seen alive: a caller that keeps making
+// new objects drops its Memo when [Memo.Len] grows too large, and makes a
+// new one.
 type Memo struct {
 	mu    sync.Mutex
 	nodes map[nodeMemoKey]*nodeFacts
 	valid map[validKey]bool
 	pods  map[*corev1.Pod]corev1.ResourceList
+	pvs   map[*corev1.PersistentVolume]bool
 }
 
 // NewMemo returns an empty Memo.
 func NewMemo() *Memo {
-	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[validKey]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{}}
+	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[validKey]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{},
+		pvs: map[*corev1.PersistentVolume]bool{}}
 }
 
 // WithMemo makes Solve read and fill m (see [Memo]). A nil m is no option.
@@ -51,12 +55,16 @@ func WithMemo(m *Memo) Option {
 func (m *Memo) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.nodes) + len(m.valid) + len(m.pods)
+	return len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs)
 }
 
-// nodeMemoKey is a node under one schema (labels are normalised by it).
+// nodeMemoKey is what a node's facts depend on: its labels map (by
+// address: copies of a node that share it share the facts), its name
+// (the hostname when the labels have none) and the schema (labels are
+// normalised by it).
 type nodeMemoKey struct {
-	node   *corev1.Node
+	labels unsafe.Pointer
+	name   string
 	schema requirements.Schema
 }
 
@@ -82,7 +90,7 @@ func (m *Memo) nodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts 
 	if m == nil {
 		return newNodeFacts(n, schema)
 	}
-	key := nodeMemoKey{n, schema}
+	key := nodeMemoKey{reflect.ValueOf(n.Labels).UnsafePointer(), n.Name, schema}
 	m.mu.Lock()
 	f, ok := m.nodes[key]
 	m.mu.Unlock()
@@ -133,6 +141,25 @@ func (m *Memo) nodeValid(n *corev1.Node) bool {
 		m.valid[key] = true
 		m.mu.Unlock()
 	}
+	return true
+}
+
+// pvValid reports whether m remembers that pv's node affinity passes
+// apicheck.NodeSelector, remembering it now if it does (nil m: false, the
+// caller checks).
+func (m *Memo) pvValid(pv *corev1.PersistentVolume) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	ok := m.pvs[pv]
+	m.mu.Unlock()
+	if ok || len(apicheck.NodeSelector(field.NewPath("spec", "nodeAffinity", "required"), pv.Spec.NodeAffinity.Required)) > 0 {
+		return ok
+	}
+	m.mu.Lock()
+	m.pvs[pv] = true
+	m.mu.Unlock()
 	return true
 }
 

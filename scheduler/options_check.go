@@ -33,7 +33,7 @@ func (c *config) check() error {
 	errs = append(errs, checkObjects("WithVolumes(classes)", "StorageClass", c.storageClasses, false)...)
 	errs = append(errs, checkObjects("WithNamespaces", "Namespace", c.namespaces, false)...)
 	for i, pv := range c.pvs {
-		if pv != nil && pv.Spec.NodeAffinity != nil {
+		if pv != nil && pv.Spec.NodeAffinity != nil && !c.memo.pvValid(pv) {
 			errs = append(errs, fieldErrors("WithVolumes(pvs)", i,
 				apicheck.NodeSelector(field.NewPath("spec", "nodeAffinity", "required"), pv.Spec.NodeAffinity.Required))...)
 		}

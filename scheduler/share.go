@@ -21,6 +21,9 @@ type existingShare struct {
 	pools     []*pool
 	poolsErr  error
 
+	volsOnce sync.Once
+	vols     *topology.Volumes // read only once made
+
 	once    sync.Once
 	nodes   []*existingNode
 	eps     []topology.ExistingPod
@@ -53,6 +56,17 @@ func (s *solver) sharedExisting() ([]topology.ExistingPod, []*corev1.Pod, error)
 		s.existing[i] = en.fresh(s.pools)
 	}
 	return sh.eps, sh.resched, nil
+}
+
+// volumes returns the solve's volumes indexed (once per solve when it
+// shares them).
+func (s *solver) volumes() *topology.Volumes {
+	sh := s.cfg.shared
+	if sh == nil {
+		return topology.NewVolumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses)
+	}
+	sh.volsOnce.Do(func() { sh.vols = topology.NewVolumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses) })
+	return sh.vols
 }
 
 // fresh returns a copy of en as prepared, before any placement: what

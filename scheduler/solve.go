@@ -149,7 +149,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err := s.preparePools(pools); err != nil {
 		return nil, err
 	}
-	s.vols = topology.NewVolumes(s.schema, cfg.pvcs, cfg.pvs, cfg.storageClasses)
+	s.vols = s.volumes()
 	existingPods, resched, err := s.sharedExisting()
 	if err != nil {
 		return nil, err
