@@ -24,11 +24,18 @@ type existingShare struct {
 	volsOnce sync.Once
 	vols     *topology.Volumes // read only once made
 
+	// matches are the existing pods topology's selectors pick.
+	matches *topology.Matches
+
 	once    sync.Once
 	nodes   []*existingNode
 	eps     []topology.ExistingPod
 	resched []*corev1.Pod
 	err     error
+}
+
+func newExistingShare() *existingShare {
+	return &existingShare{matches: topology.NewMatches()}
 }
 
 // sharedExisting sets s.existing and returns the existing pods and the

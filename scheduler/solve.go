@@ -77,7 +77,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
-	cfg.shared = &existingShare{}
+	cfg.shared = newExistingShare()
 	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
@@ -103,7 +103,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
-	ignore.shared = &existingShare{}
+	ignore.shared = newExistingShare()
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
@@ -194,7 +194,11 @@ func sortedPods(pods, resched []*corev1.Pod) ([]*corev1.Pod, error) {
 // nodes and their pods, and registers each class with it; a class whose
 // topology terms topology refuses is invalid.
 func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
-	s.topo = topology.New(s.schema, s.sources(), s.namespaceLabels(), existingPods)
+	var matches *topology.Matches
+	if s.cfg.shared != nil {
+		matches = s.cfg.shared.matches // the plans share existingPods
+	}
+	s.topo = topology.NewSharing(s.schema, s.sources(), s.namespaceLabels(), existingPods, matches)
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -98,6 +99,7 @@ type Tracker struct {
 	schema     requirements.Schema
 	sources    []Source
 	labels     []map[string]string // sourceLabels' (by source)
+	matches    *Matches            // see NewSharing
 	namespaces map[string]map[string]string
 	existing   []ExistingPod
 	keys       map[string]*keyState
@@ -172,9 +174,16 @@ func (k *keyState) intern(v string) int32 {
 // New builds a tracker. namespaces maps a namespace name to its labels (for
 // namespaceSelectors); existing lists the pods already bound to nodes.
 func New(schema requirements.Schema, sources []Source, namespaces map[string]map[string]string, existing []ExistingPod) *Tracker {
+	return NewSharing(schema, sources, namespaces, existing, nil)
+}
+
+// NewSharing is New for trackers that share the same namespaces and
+// existing pods (the same slice): matches, when not nil, remembers which
+// existing pods each selector picks, for all of them.
+func NewSharing(schema requirements.Schema, sources []Source, namespaces map[string]map[string]string, existing []ExistingPod, matches *Matches) *Tracker {
 	t := &Tracker{
 		schema: schema, sources: sources, namespaces: namespaces, existing: existing,
-		keys: map[string]*keyState{}, groupIdx: map[string]*group{},
+		keys: map[string]*keyState{}, groupIdx: map[string]*group{}, matches: matches,
 	}
 	// Inverse anti-affinity of existing pods.
 	for i := range existing {
@@ -337,6 +346,45 @@ func (m nsMatcher) String() string {
 	return s
 }
 
+// Matches remembers, for trackers over the same existing pods and
+// namespaces (NewSharing), which existing pods a group's namespaces and
+// selector pick. Safe for concurrent use.
+type Matches struct {
+	mu sync.Mutex
+	m  map[string][]int32
+}
+
+// NewMatches returns an empty Matches.
+func NewMatches() *Matches { return &Matches{m: map[string][]int32{}} }
+
+// selected returns the indexes of the existing pods g's namespaces and
+// selector pick (shared: read only).
+func (t *Tracker) selected(g *group) []int32 {
+	var key string
+	if t.matches != nil {
+		key = g.ns.String() + "\x00" + g.selDesc
+		t.matches.mu.Lock()
+		out, ok := t.matches.m[key]
+		t.matches.mu.Unlock()
+		if ok {
+			return out
+		}
+	}
+	var out []int32
+	for i := range t.existing {
+		ep := &t.existing[i]
+		if g.ns.matches(ep.Namespace, t.namespaces) && g.selector.Matches(labels.Set(ep.Labels)) {
+			out = append(out, int32(i))
+		}
+	}
+	if t.matches != nil {
+		t.matches.mu.Lock()
+		t.matches.m[key] = out
+		t.matches.mu.Unlock()
+	}
+	return out
+}
+
 type termOpts struct {
 	maxSkew, minDomains int32
 	filterReqs          []requirements.Requirements
@@ -395,11 +443,8 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 	}
 	t.groupIdx[g.id] = g
 	t.groups = append(t.groups, g)
-	for i := range t.existing {
+	for _, i := range t.selected(g) {
 		ep := &t.existing[i]
-		if !g.ns.matches(ep.Namespace, t.namespaces) || !g.selector.Matches(labels.Set(ep.Labels)) {
-			continue
-		}
 		if !g.nodePasses(ep.Node) {
 			continue
 		}
