@@ -13,7 +13,11 @@
 // is a PreparedCatalog. Solve prepares one per call and keeps nothing; a
 // caller that solves many times on one catalog calls Prepare once and
 // passes the result to every Solve with WithPrepared. A PreparedCatalog is
-// immutable, so concurrent Solves may share it.
+// immutable, so concurrent Solves may share it. Likewise a caller that
+// solves many times over mostly the same node and pod objects passes one
+// Memo (NewMemo) to every Solve with WithMemo: what Solve derives from each
+// node and bound pod is then derived once. Within one Solve, the plans it
+// compares prepare the NodePools, existing nodes and volumes once.
 //
 // Flow: scheduler uses requirements, instancetypes, nodepool, topology and
 // binpack; cmd/, scheduler/verify, scheduler/plantest, scheduler/manifest
