@@ -140,8 +140,9 @@ const joinPlannedMaxPods = 500
 // Karpenter's relaxation order (it doubles the work and the memory).
 const alternativeMaxPods = 20000
 
-// plan places every pod, improves the plan and repairs what binding order
-// could break.
+// plan places every pod, improves the plan, repairs what binding order
+// could break, and places what it left out on its own nodes, spreads
+// counted over their domains (plandomains.go).
 func (s *solver) plan() {
 	s.run()
 	if s.cfg.packLargest || s.cfg.karpenterRelaxation {
@@ -156,6 +157,7 @@ func (s *solver) plan() {
 	}
 	s.unstrand()
 	s.settle()
+	s.placeInPlanDomains()
 	s.planned = true
 }
 
