@@ -27,7 +27,7 @@ const planDomainsMaxPods = 2000
 // placeInPlanDomains places the pods left unplaced on the plan's nodes,
 // spread minimums taken over the plan's domains (see above).
 func (s *solver) placeInPlanDomains() {
-	if s.hasReservations || len(s.pending) > planDomainsMaxPods || !s.topo.HasSpread() || s.placed() == len(s.pending) {
+	if len(s.pending) > planDomainsMaxPods || !s.topo.HasSpread() || s.placed() == len(s.pending) {
 		return
 	}
 	pn, ok := s.newPlanNodes()
@@ -157,39 +157,52 @@ func (s *solver) topologyHolds() bool {
 // then each live claim as the node it launches.
 type planNodes struct {
 	nodes []*topology.Node
-	at    map[*claim]int // a claim's node in nodes
 }
 
 // newPlanNodes returns the plan's nodes; false when a claim would not
-// launch.
+// launch. With capacity reservations the claims launch in finalisation's
+// order (those that held a reservation while planned first), each taking
+// the place it launches on.
 func (s *solver) newPlanNodes() (*planNodes, bool) {
-	pn := &planNodes{at: map[*claim]int{}}
+	pn := &planNodes{}
 	for _, en := range s.existing {
 		pn.nodes = append(pn.nodes, en.topo)
 	}
-	for _, cl := range s.liveClaims() {
-		n, ok := s.launchNode(cl)
-		if !ok {
-			return nil, false
+	used := map[string]int{}
+	left := binpack.ReservationsLeft(func(id string) int { return s.resCap[id] - used[id] })
+	for _, holders := range []bool{true, false} {
+		for _, cl := range s.claims {
+			if !cl.live() || (s.hasReservations && (cl.resID != "") != holders) || (!s.hasReservations && !holders) {
+				continue
+			}
+			n, resID, ok := s.launchNode(cl, left)
+			if !ok {
+				return nil, false
+			}
+			if resID != "" {
+				used[resID]++
+			}
+			pn.nodes = append(pn.nodes, n)
 		}
-		pn.at[cl] = len(pn.nodes)
-		pn.nodes = append(pn.nodes, n)
 	}
 	return pn, true
 }
 
 // launchNode is the node a claim launches as, as finalisation makes it:
-// the labels of its cheapest option's cheapest offering, its NodePool's
-// taints, its placeholder hostname. False when it would not launch.
-func (s *solver) launchNode(cl *claim) (*topology.Node, bool) {
+// the labels of its cheapest option's cheapest offering (left: the places
+// of reservations left), its NodePool's taints, its placeholder hostname;
+// and the reservation it launches on. False when it would not launch.
+func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, bool) {
 	info := s.reqs.info(cl.reqID)
 	info.typeSet(s)
-	none := binpack.ReservationsLeft(func(string) int { return 0 })
-	l, drop := s.chooseLaunch(cl, info, none)
+	if !s.hasReservations {
+		left = func(string) int { return 0 }
+	}
+	l, drop := s.chooseLaunch(cl, info, left)
 	if drop != nil {
-		return nil, false
+		return nil, "", false
 	}
 	_, labels := s.claimLabels(cl, s.claimRequirements(info, &l), &l)
 	labels[requirements.LabelHostname] = cl.host
-	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, true
+	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, true
 }
