@@ -737,3 +737,30 @@ func TestVerifyInputErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifySpreadDomainsAreNodes: a spread's global minimum runs over the
+// domains of the plan's eligible nodes, as kube-scheduler's does; a zone a
+// NodePool offers but no node of the plan is in is no domain.
+func TestVerifySpreadDomainsAreNodes(t *testing.T) {
+	tests := []struct {
+		name string
+		to   map[string]string // zone → zone its NodeClaims move to
+	}{
+		{name: "z2 emptied: z1=2 z3=1", to: map[string]string{"z2": "z1"}},
+		{name: "one zone left: z1=3", to: map[string]string{"z2": "z1", "z3": "z1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := spreadInput(t)
+			res := in.solve(t)
+			for i := range res.NodeClaims {
+				if to, ok := tc.to[res.NodeClaims[i].Zone]; ok {
+					rehome(&res.NodeClaims[i], to)
+				}
+			}
+			if err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
+				t.Errorf("verify.Plan: %v", err)
+			}
+		})
+	}
+}
