@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"slices"
+
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -12,13 +14,29 @@ import (
 // constraint's node filter. While planning, every value a NodePool can
 // launch with counts as a domain (a zone no node of the plan is in holds
 // zero pods), and hostname always has an empty one (a new node), which caps
-// every domain at maxSkew. The last phase of a plan places the pods left
-// out on the nodes it has, the minimum taken over the plan's domains: a
-// zone spread whose pods can only use nodes of one zone, or a hostname
-// spread whose only eligible node is an existing one, no longer keeps them
-// out. Each pod it places is kept only if every placed pod's required
-// topology still holds on the plan's nodes as they then launch; else the
-// pod and its node return to what they were.
+// every domain at maxSkew. The last phase, on the plan Solve keeps, places
+// the pods left out on the nodes it has, the minimum taken over the plan's
+// domains: a zone spread whose pods can only use nodes of one zone, or a
+// hostname spread whose only eligible node is an existing one, no longer
+// keeps them out. It makes room where it must (planroom.go). Each pod it
+// places is kept only if every placed pod's required topology still holds
+// on the plan's nodes as they then launch; else the pod and its node
+// return to what they were.
+
+// closePlan runs the last phase on the plan Solve keeps: only on that one,
+// so that the plans compared, and which of them is kept, are those of the
+// phases before, and the phase only ever adds pods to it. A plan whose
+// finalisation dropped a claim (its pods still counted where the claim
+// would have been) is left as it is; otherwise it is finalised again.
+func (s *solver) closePlan() {
+	if s.final != nil {
+		if slices.ContainsFunc(s.claims, func(cl *claim) bool { return cl.dropped && len(cl.pods) > 0 }) {
+			return
+		}
+		s.final = nil
+	}
+	s.placeInPlanDomains()
+}
 
 // planDomainsMaxPods bounds the inputs that get the phase: each pod it
 // places checks every placed pod's topology again.

@@ -41,8 +41,20 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 
-// bestOf makes the plans and returns the best.
+// bestOf makes the plans, and returns the best with what it left out
+// placed on its own nodes (plandomains.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	best.closePlan()
+	return best, nil
+}
+
+// bestOfPolicies makes the plans of the policy and of the stricter ones,
+// and returns the best.
+func bestOfPolicies(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicy(pods, nodePools, catalog, cfg)
 	if err != nil || len(best.pending) > alternativeMaxPods {
 		return best, err
@@ -140,9 +152,8 @@ const joinPlannedMaxPods = 500
 // Karpenter's relaxation order (it doubles the work and the memory).
 const alternativeMaxPods = 20000
 
-// plan places every pod, improves the plan, repairs what binding order
-// could break, and places what it left out on its own nodes, spreads
-// counted over their domains (plandomains.go).
+// plan places every pod, improves the plan and repairs what binding order
+// could break.
 func (s *solver) plan() {
 	s.run()
 	if s.cfg.packLargest || s.cfg.karpenterRelaxation {
@@ -157,7 +168,6 @@ func (s *solver) plan() {
 	}
 	s.unstrand()
 	s.settle()
-	s.placeInPlanDomains()
 	s.planned = true
 }
 
