@@ -3,6 +3,7 @@ package scheduler
 import (
 	"slices"
 
+	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -108,6 +109,9 @@ func (s *solver) claimHost(cl *claim) topology.Host {
 // there; else it puts everything back.
 func (s *solver) roomOn(pp *pending, a attempt, rt *roomTry) bool {
 	movable := s.movableOff(pp, rt)
+	if !s.roomPossible(a, rt, movable) {
+		return false
+	}
 	for _, q := range movable {
 		if len(rt.moved) >= roomMoves {
 			break
@@ -121,6 +125,21 @@ func (s *solver) roomOn(pp *pending, a attempt, rt *roomTry) bool {
 	}
 	s.putBackAll(rt)
 	return false
+}
+
+// roomPossible reports whether the attempt's pod would fit the try's node
+// with every movable pod gone (a claim at its largest type): else no move
+// can make room.
+func (s *solver) roomPossible(a attempt, rt *roomTry, movable []*pending) bool {
+	var freed binpack.Vec
+	for _, q := range movable {
+		freed = freed.Add(q.cls.requests)
+	}
+	if rt.en != nil {
+		return a.c.requests.Fits(rt.en.free.Add(freed))
+	}
+	be, ok, _ := s.evalBucket(a, rt.cl.bucket)
+	return ok && rt.cl.used.Sub(freed).Add(a.c.requests).Fits(be.maxUsable)
 }
 
 // movableOff lists the pods the plan put on the try's node that may move
