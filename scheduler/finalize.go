@@ -232,21 +232,36 @@ func (s *solver) finalizeClaim(cl *claim, left binpack.ReservationsLeft) (NodeCl
 // they can), and the cheapest available offering among them. When it can
 // launch nothing, it drops the claim and fails its pods.
 func (s *solver) launchOf(cl *claim, info *reqInfo, left binpack.ReservationsLeft) (launch, bool) {
+	l, drop := s.chooseLaunch(cl, info, left)
+	if drop != nil {
+		s.dropClaim(cl, drop.code, drop.message)
+		return launch{}, false
+	}
+	return l, true
+}
+
+// launchDrop says why a claim cannot launch.
+type launchDrop struct {
+	code    ReasonCode
+	message string
+}
+
+// chooseLaunch is launchOf without its effect: the launch, or why the
+// claim cannot launch.
+func (s *solver) chooseLaunch(cl *claim, info *reqInfo, left binpack.ReservationsLeft) (launch, *launchDrop) {
 	p := cl.pool
 	l := launch{opts: s.claimOptions(cl, info, left), left: left}
 	l.set = s.optionSet(l.opts)
 	if msg, ok := s.minValuesShort(p, info.reqs, l.set); !ok {
 		if s.cfg.minValues == MinValuesStrict {
-			s.dropClaim(cl, ReasonMinValues, fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions))
-			return launch{}, false
+			return launch{}, &launchDrop{ReasonMinValues, fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions)}
 		}
 		l.minValuesRelaxed = true
 	}
 	if len(l.opts) == 0 {
 		// Every offering the claim could use is a capacity reservation that
 		// other NodeClaims of the plan already hold.
-		s.dropClaim(cl, ReasonReservation, fmt.Sprintf("NodePool %s: every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan", p.tmpl.Name))
-		return launch{}, false
+		return launch{}, &launchDrop{ReasonReservation, fmt.Sprintf("NodePool %s: every offering the pod can use is a capacity reservation already used up by other NodeClaims of the plan", p.tmpl.Name)}
 	}
 	l.best = l.opts[0]
 	if l.best.off < 0 {
@@ -254,14 +269,14 @@ func (s *solver) launchOf(cl *claim, info *reqInfo, left binpack.ReservationsLef
 	}
 	l.zone, l.ct, l.price, l.resID = s.idx.Offering(l.best.t, l.best.off)
 	if l.resID == "" {
-		return l, true
+		return l, nil
 	}
 	// A NodeClaim on a reservation lists only the types it has...
 	inRes := slices.DeleteFunc(slices.Clone(l.opts), func(o option) bool { return !s.idx.HasReservation(o.t, l.resID) })
 	resSet := s.optionSet(inRes)
 	if _, ok := s.minValuesShort(p, info.reqs, resSet); ok || l.minValuesRelaxed || s.cfg.minValues == MinValuesBestEffort {
 		l.opts, l.set = inRes, resSet
-		return l, true
+		return l, nil
 	}
 	// ...unless that breaks a minValues: then it launches off the
 	// reservation, with every option.
@@ -270,7 +285,7 @@ func (s *solver) launchOf(cl *claim, info *reqInfo, left binpack.ReservationsLef
 
 // launchOffReservation relaunches l with every option off its
 // reservations: each option priced at its cheapest offering outside them.
-func (s *solver) launchOffReservation(cl *claim, info *reqInfo, l launch) (launch, bool) {
+func (s *solver) launchOffReservation(cl *claim, info *reqInfo, l launch) (launch, *launchDrop) {
 	noRes := func(string) int { return 0 }
 	for i := range l.opts {
 		l.opts[i].price, l.opts[i].off, _ = s.idx.Cheapest(l.opts[i].t, info.offer, noRes)
@@ -279,13 +294,12 @@ func (s *solver) launchOffReservation(cl *claim, info *reqInfo, l launch) (launc
 	s.sortOptions(l.opts)
 	l.set = s.optionSet(l.opts)
 	if len(l.opts) == 0 {
-		s.dropClaim(cl, ReasonMinValues, fmt.Sprintf("NodePool %s: only a capacity reservation fits, and its instance types fall short of minValues", cl.pool.tmpl.Name))
-		return launch{}, false
+		return launch{}, &launchDrop{ReasonMinValues, fmt.Sprintf("NodePool %s: only a capacity reservation fits, and its instance types fall short of minValues", cl.pool.tmpl.Name)}
 	}
 	l.best = l.opts[0]
 	l.zone, l.ct, l.price, l.resID = s.idx.Offering(l.best.t, l.best.off)
 	l.left = noRes // and its requirements leave reservations out
-	return l, true
+	return l, nil
 }
 
 // claimOptions lists the instance types of the claim's requirement set

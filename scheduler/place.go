@@ -241,7 +241,7 @@ func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
 // findExisting places the pod on the first existing node that takes it.
 func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
 	for _, en := range s.existing {
-		if s.existingAdmits(a, en) {
+		if en != s.avoidNode && s.existingAdmits(a, en) {
 			s.putExisting(pp, a, en)
 			return en
 		}
@@ -353,6 +353,9 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		permFrom := len(b.claims)
 		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
 			cl := b.claims[i]
+			if cl == s.avoidClaim {
+				continue // not refused for good
+			}
 			if cl.bucket != b || cl.dropped {
 				if permFrom == i+1 {
 					permFrom = i

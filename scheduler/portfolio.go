@@ -41,8 +41,20 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 
-// bestOf makes the plans and returns the best.
+// bestOf makes the plans, and returns the best with what it left out
+// placed on its own nodes (plandomains.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	best.closePlan()
+	return best, nil
+}
+
+// bestOfPolicies makes the plans of the policy and of the stricter ones,
+// and returns the best.
+func bestOfPolicies(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	strict := stricterPolicies(cfg)
 	if len(pods) > alternativeMaxPods {
 		strict = nil // the pods are too many for them (below)

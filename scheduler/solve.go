@@ -51,6 +51,8 @@ type solver struct {
 	planned         bool
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
+	avoidNode       *existingNode           // a node placement skips (making room on it)
+	avoidClaim      *claim                  // a claim placement skips (making room on it)
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets

@@ -12,7 +12,9 @@
 // count + (1 if the pod matches its own selector) − min ≤ maxSkew, where min
 // is the lowest count over the domains eligible for the pod (zero when fewer
 // than minDomains are eligible, and zero for hostname, where a new node is
-// always an empty domain). Affinity needs a domain with a matching pod (the
+// always an empty domain). Once a plan opens no more NodeClaims,
+// CloseDomains fixes the eligible domains to those of the plan's nodes, as
+// kube-scheduler counts them (a zone no node is in is no domain). Affinity needs a domain with a matching pod (the
 // first pod of a self-selecting group may start one); anti-affinity needs a
 // domain without one, and a pod may not enter a domain where a pod whose
 // required anti-affinity selects it already is (the inverse rule).

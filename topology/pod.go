@@ -302,7 +302,7 @@ type Violation struct {
 	owners bool
 	// Permanent is set when the refusal can only persist as the solve goes
 	// on (counts only grow): required anti-affinity, and spread on
-	// hostname, where the minimum is always zero.
+	// hostname while the domains are open, where the minimum is zero.
 	Permanent bool
 }
 
@@ -698,7 +698,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			if cands = t.narrow(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
 				v := t.violation(term, "")
 				v.skew, v.min, v.hasSkew = g.maxSkew, m, true
-				v.Permanent = term.Required && hostname
+				v.Permanent = term.Required && hostname && !g.isClosed
 				return nil, v
 			}
 		case Affinity:
@@ -732,14 +732,11 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			if !g.hostPasses(h, t.schema) {
 				continue
 			}
-			m := int32(0)
-			if !hostname && int32(len(g.eligible)) >= g.minDoms {
-				m = g.minOver(g.eligible)
-			}
+			m := g.globalMin(g.eligible, hostname)
 			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
 				v := t.groupViolation(g, "")
 				v.skew, v.min, v.hasSkew, v.existing = g.maxSkew, m, true, true
-				v.Permanent = hostname
+				v.Permanent = hostname && !g.isClosed
 				return nil, v
 			}
 		}
@@ -810,13 +807,25 @@ func keep(ds []int32, f func(int32) bool) []int32 {
 // eligible domains, zero when fewer than minDomains are eligible, and zero
 // for hostname (a new node is always an empty domain).
 func (t *Tracker) minCount(term *Term, hostname bool) int32 {
-	if hostname {
+	return term.g.globalMin(term.eligible, hostname)
+}
+
+// globalMin is the group's global minimum: over the domains of the plan's
+// nodes once they are closed (CloseDomains), else over open (the domains
+// the pods could use), and zero for hostname while a new node may come;
+// zero too when fewer domains than minDomains are eligible.
+func (g *group) globalMin(open []int32, hostname bool) int32 {
+	ds := open
+	switch {
+	case g.isClosed:
+		ds = g.closed
+	case hostname:
 		return 0
 	}
-	if int32(len(term.eligible)) < term.g.minDoms {
+	if int32(len(ds)) < g.minDoms {
 		return 0
 	}
-	return term.g.minOver(term.eligible)
+	return g.minOver(ds)
 }
 
 func (g *group) minOver(ds []int32) int32 {
@@ -1005,10 +1014,7 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 		if g.kind != Spread || g.ownersTotal == 0 || g.ks.key == requirements.LabelHostname {
 			continue
 		}
-		m := int32(0)
-		if int32(len(g.eligible)) >= g.minDoms {
-			m = g.minOver(g.eligible)
-		}
+		m := g.globalMin(g.eligible, false)
 		for d, n := range g.owners {
 			if n > 0 && g.get(int32(d))-m > g.maxSkew {
 				return false

@@ -274,6 +274,10 @@ type group struct {
 	// eligible domains for min (spread, non-hostname), from the first owner.
 	eligible    []int32
 	eligibleSet bool
+	// closed, when isClosed, holds the domains of the plan's nodes that
+	// pass the filter (CloseDomains): the global minimum runs over them.
+	closed   []int32
+	isClosed bool
 
 	count       []int32
 	owners      []int32

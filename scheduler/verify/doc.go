@@ -140,17 +140,11 @@
 //     initialising Karpenter node's ephemeral and startup taints do not
 //     count, as under UntoleratedTaint). The pod's domain count minus the
 //     global minimum must be at most maxSkew. The minimum runs over the
-//     eligible domains: those of eligible nodes, plus, for keys other than
-//     hostname, the values the NodePools the pod could use can launch with
-//     (pools not exhausted by limits, taints tolerated under Honor), through
-//     a usable instance type (compatible, room for its DaemonSets, within
-//     limits) and an available offering compatible with the pool's
-//     requirements and, under Honor, one of the pod's requirement
-//     alternatives — keys taken together, so a capacity type offered only in
-//     zones the pod excludes is not its domain. For kubernetes.io/hostname
-//     the minimum is 0 (a new node is always possible); when fewer domains
-//     than minDomains are eligible it is 0 too. The pod's node must carry
-//     the key.
+//     eligible domains, as kube-scheduler's: those of the plan's eligible
+//     nodes (existing nodes and NodeClaims; a zone or host no eligible node
+//     of the plan is in is no domain, whatever a NodePool could launch);
+//     when fewer domains than minDomains are eligible it is 0. The pod's
+//     node must carry the key.
 //   - PodAffinity, as kube-scheduler's filter on the final plan: for every
 //     required term the pod's node carries the key, and for every term some
 //     other pod matching all the pod's required affinity terms shares the

@@ -54,8 +54,6 @@ type vtemplate struct {
 	// existing is what the pool's existing nodes hold against its limits:
 	// their capacity and, under "nodes", their number (Template.Usage).
 	existing corev1.ResourceList
-	usable   []*instancetypes.InstanceType
-	hasUsed  bool
 }
 
 // vpod is a pending or bound pod.

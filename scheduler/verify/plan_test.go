@@ -275,15 +275,31 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			want: []scheduler.ReasonCode{scheduler.ReasonNodeClaimTaints, scheduler.ReasonTaint},
 		},
 		{
-			name:  "spread skew broken",
-			input: spreadInput,
+			// Four pods on four nodes in three zones (2, 1, 1 or 1, 1, 2):
+			// the z2 node moved to the zone with two leaves 3 and 1. z2,
+			// where no node of the plan is left, is no domain
+			// (kube-scheduler counts the domains of nodes only): with three
+			// pods, moving one node would break nothing.
+			name: "spread skew broken",
+			input: func(t *testing.T) planInput {
+				in := spreadInput(t)
+				in.pods = append(in.pods, testutil.Pod(testutil.ReplicaName("web", 3)).Label("app", "web").CPU("1").
+					Spread(requirements.LabelTopologyZone, 1, corev1.DoNotSchedule, web()).
+					PodAntiAffinity(requirements.LabelHostname, web()).Obj())
+				return in
+			},
 			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
-				zones := map[string]bool{}
+				perZone := map[string]int{}
 				for _, nc := range res.NodeClaims {
-					zones[nc.Zone] = true
+					perZone[nc.Zone]++
 				}
-				require.Len(t, zones, 3, "precondition: one pod per zone")
-				rehome(claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z2" }), "z1")
+				require.Len(t, perZone, 3, "precondition: pods in three zones")
+				require.Equal(t, 1, perZone["z2"], "precondition: one pod in z2")
+				to := "z1" // the zone with two pods
+				if perZone["z1"] == 1 {
+					to = "z3"
+				}
+				rehome(claimWith(t, res, func(nc *scheduler.NodeClaim) bool { return nc.Zone == "z2" }), to)
 			},
 			want: []scheduler.ReasonCode{scheduler.ReasonTopologySpread},
 		},
@@ -717,6 +733,33 @@ func TestVerifyInputErrors(t *testing.T) {
 			var ve *verify.Error
 			if errors.As(err, &ve) {
 				t.Errorf("want an input error, got violations: %v", err)
+			}
+		})
+	}
+}
+
+// TestVerifySpreadDomainsAreNodes: a spread's global minimum runs over the
+// domains of the plan's eligible nodes, as kube-scheduler's does; a zone a
+// NodePool offers but no node of the plan is in is no domain.
+func TestVerifySpreadDomainsAreNodes(t *testing.T) {
+	tests := []struct {
+		name string
+		to   map[string]string // zone → zone its NodeClaims move to
+	}{
+		{name: "z2 emptied: z1=2 z3=1", to: map[string]string{"z2": "z1"}},
+		{name: "one zone left: z1=3", to: map[string]string{"z2": "z1", "z3": "z1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := spreadInput(t)
+			res := in.solve(t)
+			for i := range res.NodeClaims {
+				if to, ok := tc.to[res.NodeClaims[i].Zone]; ok {
+					rehome(&res.NodeClaims[i], to)
+				}
+			}
+			if err := verify.Plan(in.pods, in.pools, in.cat, res, in.opts...); err != nil {
+				t.Errorf("verify.Plan: %v", err)
 			}
 		})
 	}

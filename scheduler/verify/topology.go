@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
-	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
@@ -136,17 +134,11 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 		if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
 			own++ // the pod counts itself wherever it is
 		}
-		minDom, least := "", 0
-		if key != requirements.LabelHostname {
-			minDom, least = leastLoaded(g)
-			if c.MinDomains != nil && len(g.domains) < int(*c.MinDomains) {
-				minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
-			}
+		minDom, least := leastLoaded(g)
+		if c.MinDomains != nil && len(g.domains) < int(*c.MinDomains) {
+			minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
 		}
 		if own-least > int(c.MaxSkew) {
-			if key == requirements.LabelHostname {
-				minDom = "(a new node)"
-			}
 			v.report(with(at, scheduler.ReasonTopologySpread, "spread on %s (selector %s, maxSkew %d): domain %s holds %d matching pods, the least loaded eligible domain %s holds %d",
 				key, sel, c.MaxSkew, dom, own, minDom, least))
 		}
@@ -204,11 +196,6 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 			}
 		}
 	}
-	if key != requirements.LabelHostname {
-		for _, d := range v.poolDomains(p, key, honorAffinity, honorTaints) {
-			g.domains[d] = true
-		}
-	}
 	w.spread[sig] = g
 	return g
 }
@@ -258,108 +245,6 @@ func (v *verifier) spreadEligible(p *vpod, n *vnode, key string, honorAffinity, 
 		}
 	}
 	return true
-}
-
-// poolDomains returns the values of key the NodePools the pod could use
-// offer: pools not exhausted by limits whose taints it tolerates
-// (nodeTaintsPolicy Honor) and, under nodeAffinityPolicy Honor, whose
-// requirements are compatible with one of the pod's requirement
-// alternatives. A value counts when some usable instance type of the pool
-// can launch with it under the pool's requirements ∩ that alternative
-// (keys are taken together: a capacity type only offered in a zone the pod
-// excludes is not a domain of the pod).
-func (v *verifier) poolDomains(p *vpod, key string, honorAffinity, honorTaints bool) []string {
-	set := map[string]bool{}
-	for _, name := range slices.Sorted(maps.Keys(v.tmpls)) {
-		t := v.tmpls[name]
-		usable := v.usableTypes(t)
-		if len(usable) == 0 {
-			continue
-		}
-		if honorTaints {
-			if _, bad := requirements.UntoleratedTaint(t.Taints, p.pod.Spec.Tolerations); bad {
-				continue
-			}
-		}
-		targets := []requirements.Requirements{t.Requirements}
-		if honorAffinity {
-			targets = nil
-			for _, a := range p.alts {
-				if t.Requirements.Compatible(a, v.schema) == nil {
-					targets = append(targets, t.Requirements.Intersect(a))
-				}
-			}
-		}
-		for _, reqs := range targets {
-			for _, val := range v.reachableValues(usable, reqs, key) {
-				set[val] = true
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
-}
-
-// usableTypes returns the instance types a NodePool can still launch: those
-// compatible with its requirements, with room for the DaemonSets that run on
-// them, and within what its limits leave after its existing nodes.
-func (v *verifier) usableTypes(t *vtemplate) []*instancetypes.InstanceType {
-	if t.hasUsed {
-		return t.usable
-	}
-	t.hasUsed = true
-	remaining := t.Remaining(t.existing)
-	for _, it := range v.catalog.Types() {
-		if !instancetypes.Compatible(it, t.Requirements) {
-			continue
-		}
-		if slices.ContainsFunc(slices.Collect(maps.Values(v.daemons(t, it).usable)), func(x int64) bool { return x < 0 }) {
-			continue
-		}
-		if _, ok := nodepool.FitsLimits(remaining, it.Capacity); !ok {
-			continue
-		}
-		t.usable = append(t.usable, it)
-	}
-	return t.usable
-}
-
-// reachableValues returns the values of key a node launched from one of
-// types under reqs can carry: an instance type counts when it is
-// compatible with reqs (labels and an available offering); the zone,
-// capacity type and zone ID come from its matching offerings, other labels
-// of the type from the type, and custom keys from reqs when it lists them.
-func (v *verifier) reachableValues(types []*instancetypes.InstanceType, reqs requirements.Requirements, key string) []string {
-	if key == requirements.LabelHostname {
-		return nil
-	}
-	m := v.matcherFor(reqs)
-	set := map[string]bool{}
-	for _, it := range types {
-		if !instancetypes.Compatible(it, reqs) {
-			continue
-		}
-		switch {
-		case key == requirements.LabelTopologyZone || key == requirements.LabelCapacityType || key == instancetypes.LabelZoneID:
-			for _, o := range m.offerings(it) {
-				val := map[string]string{requirements.LabelTopologyZone: o.Zone, requirements.LabelCapacityType: o.CapacityType, instancetypes.LabelZoneID: o.ZoneID}[key]
-				if val != "" {
-					set[val] = true
-				}
-			}
-		case v.labelKeys[key]:
-			if val, ok := it.Labels[key]; ok {
-				set[val] = true
-			}
-		default:
-			if r := reqs.Get(key); r.IsFinite() {
-				for _, val := range r.Values() {
-					set[val] = true
-				}
-			}
-			return slices.Sorted(maps.Keys(set)) // one compatible type suffices
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
 }
 
 // affinityTerm resolves one pod-affinity term of owner.

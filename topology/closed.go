@@ -1,0 +1,46 @@
+package topology
+
+import "slices"
+
+// CloseDomains fixes the domains every spread group's global minimum runs
+// over to those of nodes, the nodes of a plan that opens no more
+// NodeClaims: its existing nodes and the node each NodeClaim launches as.
+// kube-scheduler takes the minimum over the domains of the nodes that pass
+// a constraint's node filter (nodeAffinityPolicy, nodeTaintsPolicy) and
+// carry its key. While a plan may still open NodeClaims, every value a
+// source offers the pod may become such a domain (and hostname always has
+// an empty one), so the open count takes those; once the nodes are known
+// the minimum is theirs, which is never lower. Call it again when a node
+// changes; OpenDomains returns to the open count.
+func (t *Tracker) CloseDomains(nodes []*Node) {
+	for _, g := range t.groups {
+		if g.kind != Spread {
+			continue
+		}
+		g.closed = g.closed[:0]
+		for _, n := range nodes {
+			if !g.nodePasses(n) {
+				continue
+			}
+			if d, ok := t.nodeDomain(g.ks, n); ok {
+				g.closed = append(g.closed, d)
+			}
+		}
+		slices.Sort(g.closed)
+		g.closed = slices.Compact(g.closed)
+		g.isClosed = true
+	}
+}
+
+// OpenDomains undoes CloseDomains: the global minimum runs over the domains
+// the pods could use again.
+func (t *Tracker) OpenDomains() {
+	for _, g := range t.groups {
+		g.isClosed = false
+	}
+}
+
+// HasSpread reports whether some pod carries a topology spread constraint.
+func (t *Tracker) HasSpread() bool {
+	return slices.ContainsFunc(t.groups, func(g *group) bool { return g.kind == Spread })
+}

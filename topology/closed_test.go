@@ -1,0 +1,75 @@
+package topology_test
+
+import (
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/internal/testutil"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// TestCloseDomains: once the plan's nodes are known, a spread's global
+// minimum runs over the domains of those that pass its node filter, as
+// kube-scheduler's does; OpenDomains returns to the domains the pods could
+// use (every zone the pool offers, an empty new node for hostname).
+func TestCloseDomains(t *testing.T) {
+	t.Parallel()
+	n1, n2, n3 := zoneNode("n1", zoneA), zoneNode("n2", zoneA), zoneNode("n3", zoneB)
+	claimA := &topology.Node{Name: "c", Labels: map[string]string{hostKey: "c", zoneKey: zoneA}}
+	tests := []struct {
+		name  string
+		pod   *testutil.PodBuilder
+		nodes []*topology.Node
+		host  *topology.Host
+		open  outcome
+		want  outcome
+	}{
+		{
+			name:  "zone: a zone no node is in is no domain",
+			pod:   testutil.Pod("web").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web),
+			nodes: []*topology.Node{n1, n2, claimA}, host: onNode(n2),
+			open: refused(topology.Spread, zoneKey, spreadZoneWeb, false), want: ok(),
+		},
+		{
+			name:  "zone: an eligible node with no match keeps the minimum at 0",
+			pod:   testutil.Pod("web").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web),
+			nodes: []*topology.Node{n1, n2, n3, claimA}, host: onNode(n2),
+			open: refused(topology.Spread, zoneKey, spreadZoneWeb, false), want: refused(topology.Spread, zoneKey, spreadZoneWeb, false),
+		},
+		{
+			name:  "hostname: every node holds a match, so the minimum is 1",
+			pod:   testutil.Pod("web").Label("app", "web").Spread(hostKey, 1, corev1.DoNotSchedule, web),
+			nodes: []*topology.Node{n1, n2}, host: onNode(n1),
+			open: refused(topology.Spread, hostKey, spreadHostWeb, true), want: ok(),
+		},
+		{
+			name:  "hostname: an empty node keeps the minimum at 0",
+			pod:   testutil.Pod("web").Label("app", "web").Spread(hostKey, 1, corev1.DoNotSchedule, web),
+			nodes: []*topology.Node{n1, n2, n3}, host: onNode(n1),
+			open: refused(topology.Spread, hostKey, spreadHostWeb, true), want: refused(topology.Spread, hostKey, spreadHostWeb, false),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := topology.New(requirements.DefaultSchema(),
+				[]topology.Source{zonePool(), nodeSource(n1), nodeSource(n2), nodeSource(n3)}, nil,
+				[]topology.ExistingPod{bound(n1, web), bound(n2, web)})
+			pod := register(t, tr, specOf(tc.pod.Obj()))[0]
+			if diff := gocmp.Diff(tc.open, check(tr, pod, allTerms, tc.host, nil)); diff != "" {
+				t.Errorf("open (-want +got):\n%s", diff)
+			}
+			tr.CloseDomains(tc.nodes)
+			if diff := gocmp.Diff(tc.want, check(tr, pod, allTerms, tc.host, nil)); diff != "" {
+				t.Errorf("closed (-want +got):\n%s", diff)
+			}
+			tr.OpenDomains()
+			if diff := gocmp.Diff(tc.open, check(tr, pod, allTerms, tc.host, nil)); diff != "" {
+				t.Errorf("open again (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
