@@ -213,8 +213,12 @@ func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
 	}
 	var zero binpack.Vec
 	if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {
-		msg, _ := s.minValuesShort(p, info.reqs, info.types)
-		return poolCause(p, ReasonMinValues, "", "", "", "%s", msg), nil
+		if msg, met := s.minValuesShort(p, info.reqs, info.types); !met {
+			return poolCause(p, ReasonMinValues, "", "", "", "%s", msg), nil
+		}
+		// minValues is met only with options larger than the limits leave.
+		rem := s.remainingString(p)
+		return poolCause(p, ReasonLimits, "", "", rem, "the instance types that meet the NodePool's minValues exceed its remaining limits (%s)", rem), nil
 	}
 	return poolCause(p, ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach"), nil
 }
