@@ -159,7 +159,15 @@ func (b *builder) spreads(grp *group) {
 		mlk = []string{"version"}
 	}
 	for range g.weighted(7, 3) + 1 {
-		grp.spec.TopologySpreadConstraints = append(grp.spec.TopologySpreadConstraints, b.spread(sel, mlk))
+		c := b.spread(sel, mlk)
+		// The API server refuses two constraints with the same key and
+		// whenUnsatisfiable; the draw is made anyway, so that the scenarios
+		// of other seeds stay as they were.
+		if !slices.ContainsFunc(grp.spec.TopologySpreadConstraints, func(o corev1.TopologySpreadConstraint) bool {
+			return o.TopologyKey == c.TopologyKey && o.WhenUnsatisfiable == c.WhenUnsatisfiable
+		}) {
+			grp.spec.TopologySpreadConstraints = append(grp.spec.TopologySpreadConstraints, c)
+		}
 	}
 }
 
