@@ -107,41 +107,8 @@ type globalProposal struct {
 
 func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 	cands, all := m.consolidationCandidates()
-	totals := m.poolTotals(all)
-	budgets := m.budgets(ReasonUnderutilized)
-	byPool := map[string][]*candidate{}
-	for _, c := range cands {
-		if by := c.n.createdBy; by > 0 {
-			whys[c.n] = keep(KeepNoUndo, Details{Command: by})
-			continue
-		}
-		byPool[c.n.poolName] = append(byPool[c.n.poolName], c)
-	}
-	var pools []string
-	for _, pool := range slices.Sorted(maps.Keys(byPool)) {
-		if budgets.left[pool] == 0 {
-			for _, c := range byPool[pool] {
-				whys[c.n] = budgets.why[pool]
-			}
-			continue
-		}
-		pools = append(pools, pool)
-	}
-	// Subsets first, in every pool; the one that saves most wins. A pool
-	// whose subset search failed sits out rounds (backedOff).
-	subsets := func(pools []string, best *globalProposal) (*globalProposal, error) {
-		for _, pool := range pools {
-			p, err := m.subsetFor(pool, byPool[pool], min(budgets.left[pool], maxSubset), totals)
-			if err != nil {
-				return nil, err
-			}
-			m.backOff(pool, p == nil)
-			if p != nil && (best == nil || p.saving > best.saving) {
-				best = p
-			}
-		}
-		return best, nil
-	}
+	g := globalRound{m: m, totals: m.poolTotals(all), budgets: m.budgets(ReasonUnderutilized), byPool: map[string][]*candidate{}}
+	pools := g.group(cands, whys)
 	var skipped, tried []string
 	for _, pool := range pools {
 		if m.backedOff(pool) {
@@ -150,7 +117,9 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 			tried = append(tried, pool)
 		}
 	}
-	best, err := subsets(tried, nil)
+	// Subsets first, in every pool; the one that saves most wins. A pool
+	// whose subset search failed sits out rounds (backedOff).
+	best, err := g.subsets(tried)
 	if err != nil {
 		return nil, err
 	}
@@ -159,23 +128,73 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 		if best != nil {
 			break
 		}
-		if best, err = m.singleFor(pool, byPool[pool], totals, whys); err != nil {
+		if best, err = m.singleFor(pool, g.byPool[pool], g.totals, whys); err != nil {
 			return nil, err
 		}
 	}
 	if best == nil && len(skipped) > 0 {
-		if best, err = subsets(skipped, nil); err != nil {
+		if best, err = g.subsets(skipped); err != nil {
 			return nil, err
 		}
 	}
 	if best == nil {
 		return nil, nil
 	}
-	best, err = m.prune(best.cands[0].n.poolName, best, totals)
+	best, err = m.prune(best.cands[0].n.poolName, best, g.totals)
 	if err != nil {
 		return nil, err
 	}
 	return best.proposal, nil
+}
+
+// globalRound is one round of the global search: its candidates by
+// NodePool, the pools' totals and the budgets.
+type globalRound struct {
+	m       *model
+	totals  map[string]poolTotal
+	budgets budgetMap
+	byPool  map[string][]*candidate
+}
+
+// group sorts the candidates by NodePool and returns the pools, in name
+// order, whose budget lets a node go; a node a command created, or of a
+// pool without budget, is kept with its reason.
+func (g *globalRound) group(cands []*candidate, whys map[*node]*why) []string {
+	for _, c := range cands {
+		if by := c.n.createdBy; by > 0 {
+			whys[c.n] = keep(KeepNoUndo, Details{Command: by})
+			continue
+		}
+		g.byPool[c.n.poolName] = append(g.byPool[c.n.poolName], c)
+	}
+	var pools []string
+	for _, pool := range slices.Sorted(maps.Keys(g.byPool)) {
+		if g.budgets.left[pool] == 0 {
+			for _, c := range g.byPool[pool] {
+				whys[c.n] = g.budgets.why[pool]
+			}
+			continue
+		}
+		pools = append(pools, pool)
+	}
+	return pools
+}
+
+// subsets runs the subset search of every pool and returns the proposal
+// that saves most, recording each pool's outcome for backOff.
+func (g *globalRound) subsets(pools []string) (*globalProposal, error) {
+	var best *globalProposal
+	for _, pool := range pools {
+		p, err := g.m.subsetFor(pool, g.byPool[pool], min(g.budgets.left[pool], maxSubset), g.totals)
+		if err != nil {
+			return nil, err
+		}
+		g.m.backOff(pool, p == nil)
+		if p != nil && (best == nil || p.saving > best.saving) {
+			best = p
+		}
+	}
+	return best, nil
 }
 
 // waste is what a node costs for the room its pods leave unused: price ×
