@@ -244,13 +244,8 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 	for _, c := range cands {
 		leaving[c.n] = true
 	}
-	type moved struct {
-		cr            *classRoom
-		sum, homeless vec
-		sample        *pod
-	}
 	var order []string
-	byClass := map[string]*moved{}
+	byClass := map[string]*movedClass{}
 	var out need
 	for _, c := range cands {
 		for _, p := range c.movable {
@@ -260,7 +255,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 			}
 			mv := byClass[p.classKey()]
 			if mv == nil {
-				mv = &moved{cr: m.classRoom(rs, p), sum: make(vec, len(v)), homeless: make(vec, len(v)), sample: p}
+				mv = &movedClass{cr: m.classRoom(rs, p), sum: make(vec, len(v)), homeless: make(vec, len(v)), sample: p}
 				byClass[p.classKey()] = mv
 				order = append(order, p.classKey())
 			}
@@ -276,29 +271,48 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 		}
 	}
 	for _, k := range order {
-		mv := byClass[k]
-		room := slices.Clone(mv.cr.total)
-		for _, i := range mv.cr.admitted {
-			if leaving[rs.nodes[i]] {
-				room.sub(positive(rs.rooms[i]))
-			}
-		}
-		if out.total == nil {
-			out.total = make(vec, len(room))
-		}
-		positive := false
-		mine := make(vec, len(out.total))
-		for d := range out.total {
-			mine[d] = max(mv.sum[d]-room[d], mv.homeless[d], 0)
-			out.total[d] += mine[d]
-			positive = positive || mine[d] > 0
-		}
-		if positive {
-			out.users = append(out.users, mv.sample)
-			out.byUser = append(out.byUser, mine)
-		}
+		out.add(byClass[k], byClass[k].room(rs, leaving))
 	}
 	return out, slices.ContainsFunc(out.total, func(x int64) bool { return x > 0 })
+}
+
+// movedClass is what the candidates' pods of one class ask: their sum,
+// the part no remaining node can take, and one of them.
+type movedClass struct {
+	cr            *classRoom
+	sum, homeless vec
+	sample        *pod
+}
+
+// room is what the nodes that admit the class leave it once the leaving
+// nodes are gone.
+func (mv *movedClass) room(rs *roomState, leaving map[*node]bool) vec {
+	room := slices.Clone(mv.cr.total)
+	for _, i := range mv.cr.admitted {
+		if leaving[rs.nodes[i]] {
+			room.sub(positive(rs.rooms[i]))
+		}
+	}
+	return room
+}
+
+// add counts what the class needs beyond room (at least its homeless
+// part) in the total, and names the class as a user when it needs any.
+func (out *need) add(mv *movedClass, room vec) {
+	if out.total == nil {
+		out.total = make(vec, len(room))
+	}
+	positive := false
+	mine := make(vec, len(out.total))
+	for d := range out.total {
+		mine[d] = max(mv.sum[d]-room[d], mv.homeless[d], 0)
+		out.total[d] += mine[d]
+		positive = positive || mine[d] > 0
+	}
+	if positive {
+		out.users = append(out.users, mv.sample)
+		out.byUser = append(out.byUser, mine)
+	}
 }
 
 func (v vec) add(w vec) {
