@@ -827,9 +827,12 @@ func (s *solver) absorb(dst *claim, budget *int) {
 	}
 	maxUsable := s.reqs.info(b.reqID).maxUsable
 	var cands []*claim
-	for i, seen := len(b.claims)-1, 0; i >= 0 && seen < absorbScan; i-- {
+	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
+		if b.deadEntry(i) {
+			continue
+		}
 		cl := b.claims[i]
-		if cl == dst || cl.bucket != b || cl.dropped || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
+		if cl == dst || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
 			continue
 		}
 		seen++

@@ -33,6 +33,9 @@ type claim struct {
 	ports   []hostPort
 	bucket  *bucket
 	dropped bool
+	// dormant are the claim's bucket entries whose bits a search cleared
+	// (bucket.live), to set again when the claim is live there again.
+	dormant []bucketEntry
 	// resID is the capacity reservation the claim holds ("" for none).
 	resID string
 	// chargedPrice is the claim's price before the improvement phase
@@ -352,13 +355,22 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		// refused the pod for good.
 		permFrom := len(b.claims)
 		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
-			cl := b.claims[i]
-			if cl.bucket != b || cl.dropped {
+			if j := max(b.prevLive(i), cur-1); j < i {
+				// Entries j+1..i are dead.
+				if permFrom == i+1 {
+					permFrom = j + 1
+				}
+				if i = j; i < cur {
+					break
+				}
+			}
+			if b.deadEntry(i) {
 				if permFrom == i+1 {
 					permFrom = i
 				}
 				continue
 			}
+			cl := b.claims[i]
 			examined++
 			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
 				if permFrom == i+1 {
