@@ -361,19 +361,40 @@ func (s *solver) roomUnderOtherTerm(pp *pending, src *claim, budget *int) (attem
 }
 
 // roomFor finds the claim, other than src, that takes the attempt's pod at
-// no extra price and is left the fullest, in src's pool first.
+// no extra price and is left the fullest, in src's pool first, then in every
+// other NodePool whose taints the pod tolerates at this level, in weight
+// order. A planned claim of any pool is a node like another to
+// kube-scheduler, and the pod's requirements, pinned to its domains, are
+// checked against each bucket's.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
 	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a)}
-	for _, b := range s.moveBuckets(a.c, src.pool, a.level) {
-		if b.slack == nil || r.examined >= moveExamined || *budget <= 0 {
-			continue
-		}
-		r.search(b)
-		if r.seen >= moveCandidates {
+	if !r.searchPool(src.pool) || len(s.pools) == 1 {
+		return r.best, r.found
+	}
+	for _, p := range s.pools {
+		if p != src.pool && s.poolTolerated(a.c, p, a.level) && !r.searchPool(p) {
 			break
 		}
 	}
 	return r.best, r.found
+}
+
+// searchPool searches the buckets of pool p, and reports whether the
+// search goes on to the next pool.
+func (r *roomSearch) searchPool(p *pool) bool {
+	for _, b := range p.buckets {
+		if r.examined >= moveExamined || *r.budget <= 0 {
+			return false
+		}
+		if b.slack == nil {
+			continue
+		}
+		r.search(b)
+		if r.seen >= moveCandidates {
+			return false
+		}
+	}
+	return true
 }
 
 // roomSearch is the state of one roomFor: the best claim found so far, how
@@ -480,24 +501,6 @@ func (r *roomSearch) visit(e slackEntry) bool {
 type moveMemo struct {
 	noRoom []noRoom
 	checks []bucketCheck
-}
-
-// moveBuckets lists the buckets a move of a pod of class c out of a claim
-// of pool from may go to: from's first, then those of every other NodePool
-// whose taints the pod tolerates at this level, in weight order. A planned
-// claim of any pool is a node like another to kube-scheduler, and the pod's
-// requirements, pinned to its domains, are checked against the bucket's.
-func (s *solver) moveBuckets(c *class, from *pool, level int) []*bucket {
-	if len(s.pools) == 1 {
-		return from.buckets
-	}
-	out := slices.Clip(from.buckets)
-	for _, p := range s.pools {
-		if p != from && s.poolTolerated(c, p, level) {
-			out = append(out, p.buckets...)
-		}
-	}
-	return out
 }
 
 // noRoom records (set) that a search of a bucket found no room for a pod:
