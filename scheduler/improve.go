@@ -408,7 +408,7 @@ type roomSearch struct {
 	memo   *moveMemo // the attempt's (moveMemo); bm is it for the current bucket, or nil
 	bm     *moveMemo
 
-	best                  evaluation
+	best, ev              evaluation // ev: the last claim's
 	found                 bool
 	seen, examined        int
 	b                     *bucket
@@ -435,7 +435,7 @@ func (r *roomSearch) search(b *bucket) {
 	}
 	known := last.set && s.noRoomHolds(last, b)
 	seenBefore, examinedBefore := r.seen, r.examined
-	r.b, r.be, r.checked, r.refused = b, bucketEval{}, false, false
+	r.b, r.checked, r.refused = b, false, false // r.be is set when checked
 	r.visited, r.visitedLimit = 0, moveVisitedEdge
 	switch {
 	case known:
@@ -486,10 +486,10 @@ func (r *roomSearch) visit(e slackEntry) bool {
 	}
 	*r.budget--
 	r.examined++
-	ev, ok, _ := s.evalInBucket(r.a, cl, r.be, 0)
-	if ok && ev.delta <= priceEps {
+	ev := &r.ev
+	if ok, _ := s.evalInBucket(&r.a, cl, &r.be, 0, ev); ok && ev.delta <= priceEps {
 		if !r.found || ev.waste < r.best.waste {
-			r.best, r.found = ev, true
+			r.best, r.found = *ev, true
 		}
 		r.seen++
 	}
