@@ -446,10 +446,10 @@ func (r *roomSearch) search(b *bucket) {
 		}
 	case s.reqs.compat(b.reqID, r.a.reqID) < 0, r.bm != nil && r.bm.refuses(s, b):
 	default:
-		b.slack.eachEdge(c.requests[0], c.requests[1], r.visit)
+		b.slack.edgeCells(c.requests[0], c.requests[1], r.visitCell)
 		if !r.refused && r.seen < moveCandidates {
 			r.visited, r.visitedLimit = 0, moveVisited
-			b.slack.eachFirm(c.requests[0], c.requests[1], r.visit)
+			b.slack.firmCells(c.requests[0], c.requests[1], r.visitCell)
 		}
 	}
 	if r.bm == nil {
@@ -466,14 +466,40 @@ func (r *roomSearch) search(b *bucket) {
 	}
 }
 
+// visitCell visits the claims of one cell of the bucket searched in
+// order, and reports whether the search goes on: visit, with the claims
+// whose room the entry shows too small skipped in the loop.
+func (r *roomSearch) visitCell(cell []slackEntry) bool {
+	cpu, mem := r.a.c.requests[0], r.a.c.requests[1]
+	for i := range cell {
+		if r.visited++; r.visited > r.visitedLimit {
+			return false
+		}
+		if e := &cell[i]; e.cpu >= cpu && e.mem >= mem && !r.visitClaim(e.cl) {
+			return false
+		}
+	}
+	return true
+}
+
 // visit evaluates the pod on one claim of the bucket searched, and reports
 // whether the search goes on.
 func (r *roomSearch) visit(e slackEntry) bool {
-	s, c, cl := r.s, r.a.c, e.cl
 	if r.visited++; r.visited > r.visitedLimit {
 		return false
 	}
-	if e.cpu < c.requests[0] || e.mem < c.requests[1] || cl == r.src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+	if e.cpu < r.a.c.requests[0] || e.mem < r.a.c.requests[1] {
+		return true
+	}
+	return r.visitClaim(e.cl)
+}
+
+// visitClaim evaluates the pod on claim cl of the bucket searched, whose
+// entry shows room for its cpu and memory, and reports whether the search
+// goes on.
+func (r *roomSearch) visitClaim(cl *claim) bool {
+	s, c := r.s, r.a.c
+	if cl == r.src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 		return true
 	}
 	if !r.checked {
