@@ -9,12 +9,13 @@ import "math/bits"
 // hold the pod, tightest first, instead of every claim. Updating a claim
 // moves it between cells in O(1).
 type slackIndex struct {
-	cells [slackLevels][slackLevels][]slackEntry
-	// used[c] has bit m set when cells[c][m] is not empty.
-	used [slackLevels]uint64
 	// gen counts the changes to the index (a claim's room, or a claim
 	// joining or leaving): what a search learnt holds while it stays.
 	gen uint64
+	// used[c] has bit m set when cells[c][m] is not empty. (gen and used
+	// come first: every search reads them, in one cache line or two.)
+	used  [slackLevels]uint64
+	cells [slackLevels][slackLevels][]slackEntry
 }
 
 const slackLevels = 33
