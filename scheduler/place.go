@@ -33,6 +33,9 @@ type claim struct {
 	ports   []hostPort
 	bucket  *bucket
 	dropped bool
+	// dormant are the claim's bucket entries whose bits a search cleared
+	// (bucket.live), to set again when the claim is live there again.
+	dormant []bucketEntry
 	// resID is the capacity reservation the claim holds ("" for none).
 	resID string
 	// chargedPrice is the claim's price before the improvement phase
@@ -331,7 +334,7 @@ func better(a, b evaluation) bool {
 // sits at the front of its bucket is skipped by the pod's class from then on.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (evaluation, bool) {
 	c := a.c
-	var best evaluation
+	var best, ev evaluation
 	found, examined := false, 0
 	grow := s.growScratch[:0]
 	defer func() { s.growScratch = grow[:0] }()
@@ -352,15 +355,24 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		// refused the pod for good.
 		permFrom := len(b.claims)
 		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
-			cl := b.claims[i]
-			if cl == s.avoidClaim {
-				continue // not refused for good
+			if j := max(b.prevLive(i), cur-1); j < i {
+				// Entries j+1..i are dead.
+				if permFrom == i+1 {
+					permFrom = j + 1
+				}
+				if i = j; i < cur {
+					break
+				}
 			}
-			if cl.bucket != b || cl.dropped {
+			if b.deadEntry(i) {
 				if permFrom == i+1 {
 					permFrom = i
 				}
 				continue
+			}
+			cl := b.claims[i]
+			if cl == s.avoidClaim {
+				continue // not refused for good
 			}
 			examined++
 			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
@@ -376,7 +388,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 				}
 				continue
 			}
-			ev, ok, mono := s.evalInBucket(a, cl, be, maxDelta)
+			ok, mono := s.evalInBucket(&a, cl, &be, maxDelta, &ev)
 			if !ok {
 				if mono && permFrom == i+1 {
 					permFrom = i
@@ -396,7 +408,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		}
 	}
 	for _, g := range grow {
-		if ev, ok, _ := s.evalInBucket(a, g.cl, g.be, maxDelta); ok && (!found || better(ev, best)) {
+		if ok, _ := s.evalInBucket(&a, g.cl, &g.be, maxDelta, &ev); ok && (!found || better(ev, best)) {
 			best, found = ev, true
 		}
 	}
@@ -464,22 +476,24 @@ func (s *solver) evalClaim(a attempt, cl *claim) (evaluation, bool) {
 	if !ok {
 		return evaluation{}, false
 	}
-	ev, ok, _ := s.evalInBucket(a, cl, be, math.Inf(1))
+	var ev evaluation
+	ok, _ = s.evalInBucket(&a, cl, &be, math.Inf(1), &ev)
 	return ev, ok
 }
 
 // evalInBucket evaluates the claim-specific part: host ports, hostname
-// topology and the instance type that fits.
-func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta float64) (ev evaluation, ok, mono bool) {
+// topology and the instance type that fits, into *ev when ok (a, be and ev
+// are pointers because the moves call it millions of times).
+func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta float64, ev *evaluation) (ok, mono bool) {
 	c := a.c
 	if _, clash := portsConflict(cl.ports, c.ports); clash {
-		return ev, false, true
+		return false, true
 	}
 	id := be.id
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
 		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
-			return ev, false, v.Permanent
+			return false, v.Permanent
 		}
 	}
 	need := cl.used.Add(c.requests)
@@ -493,14 +507,14 @@ func (s *solver) evalInBucket(a attempt, cl *claim, be bucketEval, maxDelta floa
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
 	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
-		return ev, false, false
+		return false, false
 	}
 	if _, ok := s.chargeFor(cl.pool, id, need, t, ports, &cl.charged); !ok {
-		return ev, false, false
+		return false, false
 	}
-	u := cl.pool.usable[t]
-	return evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, delta: price - cl.price, need: need, pins: be.pinned,
-		waste: slackShare(need, u)}, true, false
+	*ev = evaluation{claim: cl, pool: cl.pool, reqID: id, typ: t, pos: pos, price: price, delta: price - cl.price, need: need, pins: be.pinned,
+		waste: slackShare(need, cl.pool.usable[t])}
+	return true, false
 }
 
 // evalNew evaluates a new claim of pool p for the pod.

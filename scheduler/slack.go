@@ -9,12 +9,13 @@ import "math/bits"
 // hold the pod, tightest first, instead of every claim. Updating a claim
 // moves it between cells in O(1).
 type slackIndex struct {
-	cells [slackLevels][slackLevels][]slackEntry
-	// used[c] has bit m set when cells[c][m] is not empty.
-	used [slackLevels]uint64
 	// gen counts the changes to the index (a claim's room, or a claim
 	// joining or leaving): what a search learnt holds while it stays.
 	gen uint64
+	// used[c] has bit m set when cells[c][m] is not empty. (gen and used
+	// come first: every search reads them, in one cache line or two.)
+	used  [slackLevels]uint64
+	cells [slackLevels][slackLevels][]slackEntry
 }
 
 const slackLevels = 33
@@ -70,9 +71,9 @@ func (ix *slackIndex) place(s *solver, cl *claim) {
 	ix.used[cl.slackCPU] |= 1 << cl.slackMem
 }
 
-// eachEdge calls f for the claims in the cells at the magnitude of cpu or
-// mem (whose room may or may not hold them), until f returns false.
-func (ix *slackIndex) eachEdge(cpu, mem int64, f func(slackEntry) bool) {
+// edgeCells calls f with the cells at the magnitude of cpu or mem (whose
+// room may or may not hold them), until f returns false.
+func (ix *slackIndex) edgeCells(cpu, mem int64, f func([]slackEntry) bool) {
 	lc, lm := slackLevel(cpu), uint(slackLevel(mem))
 	for c := lc; c < slackLevels; c++ {
 		mask := ix.used[c] >> lm << lm
@@ -80,28 +81,24 @@ func (ix *slackIndex) eachEdge(cpu, mem int64, f func(slackEntry) bool) {
 			mask &= 1 << lm // only the boundary cell of this row
 		}
 		for ; mask != 0; mask &= mask - 1 {
-			for _, e := range ix.cells[c][bits.TrailingZeros64(mask)] {
-				if !f(e) {
-					return
-				}
+			if !f(ix.cells[c][bits.TrailingZeros64(mask)]) {
+				return
 			}
 		}
 	}
 }
 
-// eachFirm calls f for the claims in the cells whose room surely holds cpu
-// and mem, tightest first, until f returns false.
-func (ix *slackIndex) eachFirm(cpu, mem int64, f func(slackEntry) bool) {
+// firmCells calls f with the cells whose room surely holds cpu and mem,
+// tightest first, until f returns false.
+func (ix *slackIndex) firmCells(cpu, mem int64, f func([]slackEntry) bool) {
 	lm := uint(slackLevel(mem)) + 1
 	for c := slackLevel(cpu) + 1; c < slackLevels; c++ {
 		if lm >= slackLevels {
 			return
 		}
 		for mask := ix.used[c] >> lm << lm; mask != 0; mask &= mask - 1 {
-			for _, e := range ix.cells[c][bits.TrailingZeros64(mask)] {
-				if !f(e) {
-					return
-				}
+			if !f(ix.cells[c][bits.TrailingZeros64(mask)]) {
+				return
 			}
 		}
 	}

@@ -17,14 +17,21 @@ import (
 	"runtime/debug"
 )
 
-// memoryLimit is the soft heap limit of the command unless GOMEMLIMIT says
-// otherwise: the garbage collector works harder as the heap nears it, so a
-// plan of 100,000 pods stays well under 2 GiB of memory.
-const memoryLimit = 1 << 30
+// memoryLimit is the soft memory limit of the command unless GOMEMLIMIT
+// says otherwise, and then the garbage collector runs only as the process
+// nears it (unless GOGC says otherwise). A plan of 100,000 pods holds up
+// to 750 MB of pointer-rich live data while it solves and allocates about
+// as much again; collecting at every doubling of the heap (GOGC=100) took
+// 4 to 6 of its 10 CPU seconds. Collected near the limit only, its peak RSS
+// is about 1.3 GiB, and smaller inputs stay far below the limit anyway.
+const memoryLimit = 1280 << 20
 
 func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(memoryLimit)
+		if _, set := os.LookupEnv("GOGC"); !set {
+			debug.SetGCPercent(-1)
+		}
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -61,3 +61,37 @@ func TestWritePlanIsTheEncoders(t *testing.T) {
 		}
 	}
 }
+
+func TestIndentJSONIsJSONIndent(t *testing.T) {
+	t.Parallel()
+	values := []struct {
+		name string
+		v    any
+	}{
+		{name: "empty object", v: map[string]any{}},
+		{name: "empty array", v: []int{}},
+		{name: "scalars", v: []any{1, -2.5e-7, true, false, nil, "x"}},
+		{name: "nested empties", v: map[string]any{"a": []any{map[string]any{}, []int{}, [][]int{{}}}, "b": map[string]any{"c": map[string]any{}}}},
+		{name: "punctuation in strings", v: map[string]string{"{[,:]}": "}],:{[", "q": `say "hi", \ ok`}},
+		{name: "backslashes before quotes", v: []string{`\`, `\\`, `a\"b`, `"`, `\"`, `""`}},
+		{name: "unicode and control", v: []string{"é\u2028\t\n<&>", "\x01"}},
+		{name: "a plan", v: normalize(bigPlan(3))},
+	}
+	for _, prefix := range []string{"", "    "} {
+		for _, tc := range values {
+			t.Run(fmt.Sprintf("%s/prefix=%d", tc.name, len(prefix)), func(t *testing.T) {
+				t.Parallel()
+				var compact bytes.Buffer
+				enc := json.NewEncoder(&compact)
+				enc.SetEscapeHTML(false)
+				require.NoError(t, enc.Encode(tc.v))
+				src := bytes.TrimSuffix(compact.Bytes(), []byte("\n"))
+				var want bytes.Buffer
+				require.NoError(t, json.Indent(&want, src, prefix, "  "))
+				if diff := gocmp.Diff(want.String(), string(indentJSON(nil, src, prefix))); diff != "" {
+					t.Errorf("indentJSON() mismatch (-json.Indent +indentJSON):\n%s", diff)
+				}
+			})
+		}
+	}
+}
