@@ -334,14 +334,12 @@ func better(a, b evaluation) bool {
 // sits at the front of its bucket is skipped by the pod's class from then on.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (evaluation, bool) {
 	c := a.c
-	var best, ev evaluation
-	found, examined := false, 0
-	grow := s.growScratch[:0]
-	defer func() { s.growScratch = grow[:0] }()
+	q := claimSearch{a: a, maxDelta: maxDelta, grow: s.growScratch[:0]}
+	defer func() { s.growScratch = q.grow[:0] }()
 	for _, b := range p.buckets {
 		ck := cursorKey{a.reqID, int32(b.idx)}
 		cur := c.cursors[ck]
-		if cur >= len(b.claims) || examined >= claimsExamined {
+		if cur >= len(b.claims) || q.examined >= claimsExamined {
 			continue
 		}
 		be, ok, perm := s.evalBucket(a, b)
@@ -351,68 +349,90 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 			}
 			continue
 		}
-		// permFrom is the lowest index from which every examined claim
-		// refused the pod for good.
-		permFrom := len(b.claims)
-		for i := len(b.claims) - 1; i >= cur && examined < claimsExamined; i-- {
-			if j := max(b.prevLive(i), cur-1); j < i {
-				// Entries j+1..i are dead.
-				if permFrom == i+1 {
-					permFrom = j + 1
-				}
-				if i = j; i < cur {
-					break
-				}
-			}
-			if b.deadEntry(i) {
-				if permFrom == i+1 {
-					permFrom = i
-				}
-				continue
-			}
-			cl := b.claims[i]
-			if cl == s.avoidClaim {
-				continue // not refused for good
-			}
-			examined++
-			if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
-				if permFrom == i+1 {
-					permFrom = i
-				}
-				continue
-			}
-			if !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
-				// It would need a larger type: compare it later, with a few others.
-				if len(grow) < claimsGrown {
-					grow = append(grow, grown{cl, be})
-				}
-				continue
-			}
-			ok, mono := s.evalInBucket(&a, cl, &be, maxDelta, &ev)
-			if !ok {
-				if mono && permFrom == i+1 {
-					permFrom = i
-				}
-				continue
-			}
-			if ev.delta <= priceEps {
-				return ev, true
-			}
-			if !found || better(ev, best) {
-				best, found = ev, true
-			}
+		permFrom, done := s.scanBucket(&q, b, &be, cur)
+		if done {
+			return q.ev, true
 		}
 		if permFrom == cur {
 			// Everything from the cursor on refused for good: skip it next time.
 			c.cursors[ck] = len(b.claims)
 		}
 	}
-	for _, g := range grow {
-		if ok, _ := s.evalInBucket(&a, g.cl, &g.be, maxDelta, &ev); ok && (!found || better(ev, best)) {
-			best, found = ev, true
+	for _, g := range q.grow {
+		if ok, _ := s.evalInBucket(&q.a, g.cl, &g.be, maxDelta, &q.ev); ok && (!q.found || better(q.ev, q.best)) {
+			q.best, q.found = q.ev, true
 		}
 	}
-	return best, found
+	return q.best, q.found
+}
+
+// claimSearch is findClaim's state across buckets: the best evaluation so
+// far, the claims examined, and those that would need a larger type.
+type claimSearch struct {
+	a        attempt
+	maxDelta float64
+	best, ev evaluation
+	found    bool
+	examined int
+	grow     []grown
+}
+
+// scanBucket examines bucket b's claims from the newest down to cur. It
+// returns the lowest index from which every examined claim refused the
+// pod for good, and done when the pod fits a claim without growing it
+// (q.ev is that claim's evaluation).
+func (s *solver) scanBucket(q *claimSearch, b *bucket, be *bucketEval, cur int) (permFrom int, done bool) {
+	c := q.a.c
+	permFrom = len(b.claims)
+	for i := len(b.claims) - 1; i >= cur && q.examined < claimsExamined; i-- {
+		if j := max(b.prevLive(i), cur-1); j < i {
+			// Entries j+1..i are dead.
+			if permFrom == i+1 {
+				permFrom = j + 1
+			}
+			if i = j; i < cur {
+				break
+			}
+		}
+		if b.deadEntry(i) {
+			if permFrom == i+1 {
+				permFrom = i
+			}
+			continue
+		}
+		cl := b.claims[i]
+		if cl == s.avoidClaim {
+			continue // not refused for good
+		}
+		q.examined++
+		if !cl.used.FitsSum(&c.requests, &be.maxUsable) {
+			if permFrom == i+1 {
+				permFrom = i
+			}
+			continue
+		}
+		if !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+			// It would need a larger type: compare it later, with a few others.
+			if len(q.grow) < claimsGrown {
+				q.grow = append(q.grow, grown{cl, *be})
+			}
+			continue
+		}
+		ok, mono := s.evalInBucket(&q.a, cl, be, q.maxDelta, &q.ev)
+		if !ok {
+			if mono && permFrom == i+1 {
+				permFrom = i
+			}
+			continue
+		}
+		if q.ev.delta <= priceEps {
+			return permFrom, true
+		}
+		if !q.found || better(q.ev, q.best) {
+			q.best, q.found = q.ev, true
+		}
+	}
+	return permFrom, false
 }
 
 // grown is a planned claim that would need a larger instance type.
