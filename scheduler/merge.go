@@ -98,12 +98,20 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 		// Undone, the claims have new places in their buckets: look again.
 		cands = s.mergeCandidates(dst, bySize)
 	}
-	type fold struct {
-		src   *claim
-		pods  []*pending
-		after claimState // dst once src was folded in
-	}
-	var folds []fold
+	s.foldGreedy(dst, cands, budget)
+}
+
+// mergeFold is a claim folded into dst, with its pods and dst after it.
+type mergeFold struct {
+	src   *claim
+	pods  []*pending
+	after claimState // dst once src was folded in
+}
+
+// foldGreedy folds the candidates into dst one by one, in passes while one
+// folds something, and keeps the prefix of folds that saves most.
+func (s *solver) foldGreedy(dst *claim, cands []*claim, budget *int) {
+	var folds []mergeFold
 	start := s.snapshot(dst)
 	apart := dst.price + s.cfg.nodeCost // what dst and the claims folded so far cost apart
 	bestN, bestSave, lastSave := 0, priceEps, 0.0
@@ -132,7 +140,7 @@ func (s *solver) merge(dst *claim, bySize []*claim, budget *int) {
 			}
 			progress = true
 			apart += src.chargedPrice + s.cfg.nodeCost
-			folds = append(folds, fold{src, pods, s.snapshot(dst)})
+			folds = append(folds, mergeFold{src, pods, s.snapshot(dst)})
 			if lastSave = save; save > bestSave {
 				bestN, bestSave = len(folds), save
 			}
@@ -532,14 +540,38 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 	}
 	start := s.snapshot(dst)
 	before := dst.price + s.cfg.nodeCost
-	type off struct {
-		pp  *pending
-		src *claim
-		a   attempt
-	}
-	var offs []off
 	for _, src := range chain {
 		before += src.price + s.cfg.nodeCost
+	}
+	offs := s.takeOffChain(chain)
+	if s.putOn(dst, offs, budget) && dst.price+s.cfg.nodeCost < before-priceEps {
+		return
+	}
+	s.undoInto(dst, start, func() {
+		for i := len(offs) - 1; i >= 0; i-- {
+			o := offs[i]
+			if o.pp.claim == nil {
+				s.returnTo(o.pp, o.a, o.src)
+			} else {
+				s.moveBack(o.pp, o.src)
+			}
+		}
+	})
+}
+
+// mergeOff is a pod taken off a claim of a merge chain, with the attempt
+// it moves under.
+type mergeOff struct {
+	pp  *pending
+	src *claim
+	a   attempt
+}
+
+// takeOffChain takes the pods off the claims of chain, each with an attempt
+// pinned to its claim's domains where it can be, largest first.
+func (s *solver) takeOffChain(chain []*claim) []mergeOff {
+	var offs []mergeOff
+	for _, src := range chain {
 		for _, pp := range slices.Clone(src.pods) {
 			a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
 			if ok {
@@ -551,11 +583,16 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 			host := s.hostOf(pp)
 			s.topo.Unrecord(pp.cls.topo, a.active, &host)
 			s.detach(pp)
-			offs = append(offs, off{pp, src, a})
+			offs = append(offs, mergeOff{pp, src, a})
 		}
 	}
-	slices.SortStableFunc(offs, func(x, y off) int { return largerFirst(x.pp, y.pp) })
-	ok := true
+	slices.SortStableFunc(offs, func(x, y mergeOff) int { return largerFirst(x.pp, y.pp) })
+	return offs
+}
+
+// putOn commits the pods taken off to dst, in order, and reports whether
+// all fit, the spreads of those that crossed to another domain holding.
+func (s *solver) putOn(dst *claim, offs []mergeOff, budget *int) bool {
 	var crossed []*pending
 	for i := range offs {
 		o := &offs[i]
@@ -571,27 +608,15 @@ func (s *solver) mergeAtOnce(dst *claim, bySize []*claim, budget *int) {
 			}
 		}
 		if !fits {
-			ok = false
-			break
+			return false
 		}
 		s.commit(o.pp, o.a, ev)
 	}
+	ok := true
 	for _, pp := range crossed {
 		ok = ok && s.topo.SpreadHolds(pp.cls.topo)
 	}
-	if ok && dst.price+s.cfg.nodeCost < before-priceEps {
-		return
-	}
-	s.undoInto(dst, start, func() {
-		for i := len(offs) - 1; i >= 0; i-- {
-			o := offs[i]
-			if o.pp.claim == nil {
-				s.returnTo(o.pp, o.a, o.src)
-			} else {
-				s.moveBack(o.pp, o.src)
-			}
-		}
-	})
+	return ok
 }
 
 // returnTo puts pp, which is on no claim, back on claim cl it left.
