@@ -858,35 +858,10 @@ const (
 // requirements, so the same domains) into dst, one claim at a time, and
 // keeps the result only when the total price falls.
 func (s *solver) absorb(dst *claim, budget *int) {
-	b := dst.bucket
-	if b == nil {
+	if dst.bucket == nil {
 		return
 	}
-	maxUsable := s.reqs.info(b.reqID).maxUsable
-	var cands []*claim
-	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
-		if b.deadEntry(i) {
-			continue
-		}
-		cl := b.claims[i]
-		if cl == dst || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
-			continue
-		}
-		seen++
-		if !cl.used.FitsSum(&dst.used, &maxUsable) {
-			continue
-		}
-		cands = append(cands, cl)
-	}
-	slices.SortStableFunc(cands, func(x, y *claim) int {
-		if c := cmp.Compare(x.price, y.price); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.id, y.id)
-	})
-	if len(cands) > absorbTries {
-		cands = cands[:absorbTries]
-	}
+	cands := s.absorbCandidates(dst)
 	start, state := dst.price, s.snapshot(dst)
 	var taken []*claim
 	var moved [][]*pending
@@ -918,6 +893,39 @@ func (s *solver) absorb(dst *claim, budget *int) {
 			}
 		})
 	}
+}
+
+// absorbCandidates lists the claims of dst's bucket, newest first (at most
+// absorbScan looked at), no fuller or dearer than dst, whose pods could
+// join dst's at the bucket's largest type: the absorbTries cheapest.
+func (s *solver) absorbCandidates(dst *claim) []*claim {
+	b := dst.bucket
+	maxUsable := s.reqs.info(b.reqID).maxUsable
+	var cands []*claim
+	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
+		if b.deadEntry(i) {
+			continue
+		}
+		cl := b.claims[i]
+		if cl == dst || len(cl.pods) == 0 || len(cl.pods) > len(dst.pods) || cl.price > dst.price {
+			continue
+		}
+		seen++
+		if !cl.used.FitsSum(&dst.used, &maxUsable) {
+			continue
+		}
+		cands = append(cands, cl)
+	}
+	slices.SortStableFunc(cands, func(x, y *claim) int {
+		if c := cmp.Compare(x.price, y.price); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.id, y.id)
+	})
+	if len(cands) > absorbTries {
+		cands = cands[:absorbTries]
+	}
+	return cands
 }
 
 // absorbInto moves every pod of src into dst when dst grows by at most
