@@ -717,6 +717,14 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 			}
 		}
 	}
+	return t.filterOwners(p, ks, cands, h)
+}
+
+// filterOwners narrows cands by the groups that select the pod without
+// being its own: a required anti-affinity of a pod placed in a domain, and
+// a spread whose owners count the pod.
+func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
+	hostname := ks.key == requirements.LabelHostname
 	for _, g := range p.matched {
 		if g.ks != ks || g.ownersTotal == 0 {
 			continue
