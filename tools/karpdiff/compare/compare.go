@@ -134,19 +134,16 @@ func one(ctx context.Context, o Options, seed uint64, base string) Outcome {
 	oc := Outcome{Seed: seed}
 	s, err := gen.Generate(seed)
 	if err != nil {
-		oc.Err = err.Error()
-		return oc
+		return failed(oc, err)
 	}
 	oc.Family, oc.Pods = s.Family, s.Pods
 	oc.dir = filepath.Join(base, gen.DirName(seed))
 	if err := s.Write(oc.dir); err != nil {
-		oc.Err = err.Error()
-		return oc
+		return failed(oc, err)
 	}
 	sc, err := scenario.Load([]string{oc.dir}, filepath.Join(oc.dir, "catalog.json"))
 	if err != nil {
-		oc.Err = err.Error()
-		return oc
+		return failed(oc, err)
 	}
 	oc.Nodeplan = solveSide(func() (plan.Plan, float64, error) {
 		if o.Nodeplan != "" {
@@ -213,6 +210,14 @@ const (
 	KarpenterCrash   = "karpenter-crash"
 	HarnessError     = "harness-error"
 )
+
+// failed is the outcome of a scenario the harness could not generate,
+// write or load: a harness error, counted as one.
+func failed(oc Outcome, err error) Outcome {
+	oc.Err = err.Error()
+	oc.Classes = []string{HarnessError}
+	return oc
+}
 
 // classify names a scenario's classes. Costlier is judged at equal bound
 // pods with a tolerance of 0.01% (and a thousandth of a cent).

@@ -1,6 +1,9 @@
 package compare
 
 import (
+	"errors"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,5 +42,20 @@ func TestClassify(t *testing.T) {
 				t.Errorf("Lost() = %v, want %v", oc.Lost(), tt.wantLost)
 			}
 		})
+	}
+}
+
+// TestReportCountsHarnessErrors: a scenario the harness cannot load (an
+// invalid generated manifest) is a harness error in the report, never a
+// scenario that silently belongs to no class.
+func TestReportCountsHarnessErrors(t *testing.T) {
+	outs := []Outcome{failed(Outcome{Seed: 7}, errors.New("scenario.yaml: document 3: Duplicate value"))}
+	var b strings.Builder
+	if err := Report(&b, Options{Seed: 7, Runs: 1, Jobs: 1}, outs, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`(?m)^harness-error\s+1\s+7$`)
+	if !want.MatchString(b.String()) {
+		t.Errorf("report does not count the harness error:\n%s", b.String())
 	}
 }
