@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,6 +81,10 @@ func (b *builder) genNode(name string) {
 		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule})
 	}
 	n.Spec.Unschedulable = g.chance(0.05)
+	// The API server refuses two taints with the same key and effect (a
+	// pool's taint and its startup taint, or "dedicated" twice): the first
+	// stays, after every draw, so that other seeds' scenarios stay as they were.
+	n.Spec.Taints = uniqueTaints(n.Spec.Taints)
 	b.nodes = append(b.nodes, n)
 	b.genRunning(n)
 }
@@ -149,4 +154,15 @@ func (b *builder) genDaemonSets() {
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec}}}
 		b.daemonSets = append(b.daemonSets, ds)
 	}
+}
+
+// uniqueTaints keeps the first taint of each key and effect.
+func uniqueTaints(ts []corev1.Taint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range ts {
+		if !slices.ContainsFunc(out, func(o corev1.Taint) bool { return o.Key == t.Key && o.Effect == t.Effect }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

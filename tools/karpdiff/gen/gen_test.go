@@ -48,7 +48,7 @@ func files(t *testing.T, seed uint64) [2][]byte {
 // line reads it (no error), its catalog decodes, and it has the pods it
 // says, 5 to 300 of them.
 func TestGenerateIsValidInput(t *testing.T) {
-	for seed := uint64(1); seed <= 120; seed++ {
+	for seed := uint64(1); seed <= 400; seed++ {
 		s, err := Generate(seed)
 		if err != nil {
 			t.Fatalf("Generate(%d): %v", seed, err)
