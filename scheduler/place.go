@@ -831,7 +831,36 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 			best = pr
 		}
 	}
+	if !math.IsInf(best, 1) && !s.domainMeetsMinValues(info, reqs, f, labelPins, need) {
+		return math.Inf(1)
+	}
 	return best
+}
+
+// domainMeetsMinValues reports whether a claim of set info pinned to a
+// domain (reqs, its offer filter f and its label pins) can still list
+// options that hold need and meet its NodePool's minValues (Strict), as
+// chargeFor requires: a domain that leaves too few types is no domain to
+// pin a claim to, however cheap its cheapest type. (Limits are chargeFor's:
+// what a planned claim may spend depends on what it is charged already.)
+func (s *solver) domainMeetsMinValues(info *reqInfo, reqs requirements.Requirements, f binpack.OfferFilter, labelPins []requirements.Requirement, need binpack.Vec) bool {
+	p := info.pool
+	if len(p.minValues) == 0 || s.cfg.minValues == MinValuesBestEffort {
+		return true
+	}
+	prices := s.idx.Prices(f)
+	set := binpack.NewTypeSet(s.idx.Len())
+	for _, t32 := range info.members {
+		t := int(t32)
+		if math.IsInf(prices[t], 1) || !s.optionFits(p, t, need, false, nil, nil) || !typeHasLabels(s.idx.Type(t).Labels, labelPins) {
+			continue
+		}
+		set.Set(t)
+		if _, ok := s.minValuesShort(p, reqs, set); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // typeHasLabels reports whether an instance type's labels meet every pin.
