@@ -120,6 +120,11 @@ type config struct {
 	// Karpenter charges a NodeClaim the largest of its options); set only
 	// for the plan Solve makes when limits left pods unplaced.
 	packLargest bool
+	// minValuesPins makes topology pin a claim only to a domain where its
+	// types still meet the NodePool's minValues (place.go's ranker); set
+	// only for the plan Solve makes when pods were left unplaced and some
+	// NodePool has minValues.
+	minValuesPins bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool

@@ -744,7 +744,9 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // ranker prices the domains topology may pin a claim to: the cheapest
 // offering in the domain of an instance type of set id that holds need
 // (+Inf when none does). Topology pins a claim only to a domain where the
-// pod can launch, and among equally loaded domains to the cheapest.
+// pod can launch, and among equally loaded domains to the cheapest. With
+// minValuesPins a domain pin (key set) whose types fall short of the
+// NodePool's minValues is +Inf too.
 func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 	return func(pins []requirements.Requirement, key, value string) float64 {
 		if key == requirements.LabelHostname {
@@ -763,6 +765,9 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 			all = append(all, requirements.In(key, value))
 		}
 		r := s.domainPrice(id, all, need)
+		if s.cfg.minValuesPins && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+			r = math.Inf(1)
+		}
 		ranks[mk] = r
 		return r
 	}
@@ -832,6 +837,57 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 		}
 	}
 	return best
+}
+
+// domainKeepsMinValues reports whether a claim of set id pinned to a
+// domain (pins, one value per key) can still list options that hold need
+// and meet its NodePool's minValues (Strict), as chargeFor requires: a
+// domain that leaves too few types is no domain to pin a claim to, however
+// cheap its cheapest type. A set that falls short unpinned is not judged
+// here (no domain can help it). Limits are chargeFor's: what a planned
+// claim may spend depends on what it is charged already.
+func (s *solver) domainKeepsMinValues(id int32, pins []requirements.Requirement, need binpack.Vec) bool {
+	info := s.reqs.info(id)
+	p := info.pool
+	if p == nil || len(p.minValues) == 0 || s.cfg.minValues == MinValuesBestEffort {
+		return true
+	}
+	info.typeSet(s)
+	if !s.meetsMinValues(info, info.reqs, info.offer, nil, need) {
+		return true
+	}
+	reqs := info.reqs
+	var labelPins []requirements.Requirement
+	for _, pin := range pins {
+		reqs = reqs.Add(pin)
+		if s.idx.IsLabelKey(pin.Key()) {
+			labelPins = append(labelPins, pin)
+		}
+	}
+	if _, empty := reqs.Empty(); empty {
+		return false
+	}
+	return s.meetsMinValues(info, reqs, binpack.NewOfferFilter(s.idx, reqs), labelPins, need)
+}
+
+// meetsMinValues reports whether the types of set info that have an
+// offering under f, carry labelPins and hold need meet the minValues of
+// info's NodePool under reqs.
+func (s *solver) meetsMinValues(info *reqInfo, reqs requirements.Requirements, f binpack.OfferFilter, labelPins []requirements.Requirement, need binpack.Vec) bool {
+	p := info.pool
+	prices := s.idx.Prices(f)
+	set := binpack.NewTypeSet(s.idx.Len())
+	for _, t32 := range info.members {
+		t := int(t32)
+		if math.IsInf(prices[t], 1) || !s.optionFits(p, t, need, false, nil, nil) || !typeHasLabels(s.idx.Type(t).Labels, labelPins) {
+			continue
+		}
+		set.Set(t)
+		if _, ok := s.minValuesShort(p, reqs, set); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // typeHasLabels reports whether an instance type's labels meet every pin.

@@ -35,6 +35,9 @@ import (
 //     plan that opens its claims on the largest type within the limits and
 //     refits them once every pod was queued (Karpenter's packing, which
 //     spends less of the limits on the room small nodes leave);
+//   - when pods are left unplaced and a NodePool has minValues, a plan
+//     whose topology pins claims only to domains where their types meet
+//     them (the cheapest domain may leave too few);
 //   - when pods are left unplaced although a NodePool or node could take
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
@@ -113,6 +116,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		pack := s.cfg
 		pack.packLargest, pack.fillBounded = true, true
 		more = append(more, pack)
+	}
+	if best.minValuesMayPin() && len(best.pending) <= alternativeMaxPods {
+		pins := s.cfg
+		pins.minValuesPins = true
+		more = append(more, pins)
 	}
 	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
@@ -379,6 +387,17 @@ func (s *solver) reorderMayHelp() bool {
 		}
 	}
 	return false
+}
+
+// minValuesMayPin reports whether topology may have pinned claims to a
+// domain whose types fall short of a NodePool's minValues: pods were left
+// unplaced (the caller's condition), some pod carries topology rules and
+// some NodePool has minValues that the Strict policy enforces.
+func (s *solver) minValuesMayPin() bool {
+	if s.cfg.minValues == MinValuesBestEffort || !slices.ContainsFunc(s.pools, func(p *pool) bool { return len(p.minValues) > 0 }) {
+		return false
+	}
+	return slices.ContainsFunc(s.classes, func(c *class) bool { return c.topo.Relevant() })
 }
 
 // canLaunchFor reports whether pool p can still launch a node of a type
