@@ -21,13 +21,15 @@ import (
 // keeps them out. It makes room where it must (planroom.go). Each pod it
 // places is kept only if every placed pod's required topology still holds
 // on the plan's nodes as they then launch; else the pod and its node
-// return to what they were.
+// return to what they were. Then it empties the claims it can into the
+// others (planempty.go).
 
 // closePlan runs the last phase on the plan Solve keeps: only on that one,
 // so that the plans compared, and which of them is kept, are those of the
-// phases before, and the phase only ever adds pods to it. A plan whose
-// finalisation dropped a claim (its pods still counted where the claim
-// would have been) is left as it is; otherwise it is finalised again.
+// phases before, and the phase only ever adds pods to it (and drops the
+// claims it empties). A plan whose finalisation dropped a claim (its pods
+// still counted where the claim would have been) is left as it is;
+// otherwise it is finalised again.
 func (s *solver) closePlan() {
 	if s.final != nil {
 		if slices.ContainsFunc(s.claims, func(cl *claim) bool { return cl.dropped && len(cl.pods) > 0 }) {
@@ -36,6 +38,7 @@ func (s *solver) closePlan() {
 		s.final = nil
 	}
 	s.placeInPlanDomains()
+	s.emptyInPlan()
 }
 
 // planDomainsMaxPods bounds the inputs that get the phase: each pod it
