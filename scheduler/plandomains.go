@@ -178,6 +178,7 @@ func (s *solver) topologyHolds() bool {
 // then each live claim as the node it launches.
 type planNodes struct {
 	nodes []*topology.Node
+	price float64 // what the claims launch at
 }
 
 // newPlanNodes returns the plan's nodes; false when a claim would not
@@ -196,10 +197,11 @@ func (s *solver) newPlanNodes() (*planNodes, bool) {
 			if !cl.live() || (s.hasReservations && (cl.resID != "") != holders) || (!s.hasReservations && !holders) {
 				continue
 			}
-			n, resID, ok := s.launchNode(cl, left)
+			n, resID, price, ok := s.launchNode(cl, left)
 			if !ok {
 				return nil, false
 			}
+			pn.price += price
 			if resID != "" {
 				used[resID]++
 			}
@@ -212,8 +214,9 @@ func (s *solver) newPlanNodes() (*planNodes, bool) {
 // launchNode is the node a claim launches as, as finalisation makes it:
 // the labels of its cheapest option's cheapest offering (left: the places
 // of reservations left), its NodePool's taints, its placeholder hostname;
-// and the reservation it launches on. False when it would not launch.
-func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, bool) {
+// the reservation it launches on and its price. False when it would not
+// launch.
+func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, float64, bool) {
 	info := s.reqs.info(cl.reqID)
 	info.typeSet(s)
 	if !s.hasReservations {
@@ -221,9 +224,9 @@ func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology
 	}
 	l, drop := s.chooseLaunch(cl, info, left)
 	if drop != nil {
-		return nil, "", false
+		return nil, "", 0, false
 	}
 	_, labels := s.claimLabels(cl, s.claimRequirements(info, &l), &l)
 	labels[requirements.LabelHostname] = cl.host
-	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, true
+	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, l.price, true
 }

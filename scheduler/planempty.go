@@ -74,7 +74,7 @@ func (s *solver) emptyClaim(cl *claim, pn *planNodes) (ok bool) {
 		fresh, ok := s.newPlanNodes()
 		if ok && len(fresh.nodes) == len(pn.nodes)-1 {
 			s.topo.CloseDomains(fresh.nodes)
-			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps {
+			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps {
 				*pn = *fresh
 				return true
 			}
