@@ -21,13 +21,15 @@ import (
 // keeps them out. It makes room where it must (planroom.go). Each pod it
 // places is kept only if every placed pod's required topology still holds
 // on the plan's nodes as they then launch; else the pod and its node
-// return to what they were.
+// return to what they were. Then it empties the claims it can into the
+// others (planempty.go).
 
 // closePlan runs the last phase on the plan Solve keeps: only on that one,
 // so that the plans compared, and which of them is kept, are those of the
-// phases before, and the phase only ever adds pods to it. A plan whose
-// finalisation dropped a claim (its pods still counted where the claim
-// would have been) is left as it is; otherwise it is finalised again.
+// phases before, and the phase only ever adds pods to it (and drops the
+// claims it empties). A plan whose finalisation dropped a claim (its pods
+// still counted where the claim would have been) is left as it is;
+// otherwise it is finalised again.
 func (s *solver) closePlan() {
 	if s.final != nil {
 		if slices.ContainsFunc(s.claims, func(cl *claim) bool { return cl.dropped && len(cl.pods) > 0 }) {
@@ -36,6 +38,7 @@ func (s *solver) closePlan() {
 		s.final = nil
 	}
 	s.placeInPlanDomains()
+	s.emptyInPlan()
 }
 
 // planDomainsMaxPods bounds the inputs that get the phase: each pod it
@@ -175,6 +178,7 @@ func (s *solver) topologyHolds() bool {
 // then each live claim as the node it launches.
 type planNodes struct {
 	nodes []*topology.Node
+	price float64 // what the claims launch at
 }
 
 // newPlanNodes returns the plan's nodes; false when a claim would not
@@ -193,10 +197,11 @@ func (s *solver) newPlanNodes() (*planNodes, bool) {
 			if !cl.live() || (s.hasReservations && (cl.resID != "") != holders) || (!s.hasReservations && !holders) {
 				continue
 			}
-			n, resID, ok := s.launchNode(cl, left)
+			n, resID, price, ok := s.launchNode(cl, left)
 			if !ok {
 				return nil, false
 			}
+			pn.price += price
 			if resID != "" {
 				used[resID]++
 			}
@@ -209,8 +214,9 @@ func (s *solver) newPlanNodes() (*planNodes, bool) {
 // launchNode is the node a claim launches as, as finalisation makes it:
 // the labels of its cheapest option's cheapest offering (left: the places
 // of reservations left), its NodePool's taints, its placeholder hostname;
-// and the reservation it launches on. False when it would not launch.
-func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, bool) {
+// the reservation it launches on and its price. False when it would not
+// launch.
+func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, float64, bool) {
 	info := s.reqs.info(cl.reqID)
 	info.typeSet(s)
 	if !s.hasReservations {
@@ -218,9 +224,9 @@ func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology
 	}
 	l, drop := s.chooseLaunch(cl, info, left)
 	if drop != nil {
-		return nil, "", false
+		return nil, "", 0, false
 	}
 	_, labels := s.claimLabels(cl, s.claimRequirements(info, &l), &l)
 	labels[requirements.LabelHostname] = cl.host
-	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, true
+	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, l.price, true
 }
