@@ -796,14 +796,7 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 		return 0
 	}
 	info.typeSet(s)
-	reqs := info.reqs
-	var labelPins []requirements.Requirement
-	for _, pin := range pins {
-		reqs = reqs.Add(pin)
-		if s.idx.IsLabelKey(pin.Key()) {
-			labelPins = append(labelPins, pin)
-		}
-	}
+	reqs, labelPins := s.withPins(info.reqs, pins)
 	if _, empty := reqs.Empty(); empty {
 		return math.Inf(1)
 	}
@@ -839,6 +832,19 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 	return best
 }
 
+// withPins returns reqs with pins added, and the pins on keys that are
+// instance-type labels (checked against each type's labels).
+func (s *solver) withPins(reqs requirements.Requirements, pins []requirements.Requirement) (requirements.Requirements, []requirements.Requirement) {
+	var labelPins []requirements.Requirement
+	for _, pin := range pins {
+		reqs = reqs.Add(pin)
+		if s.idx.IsLabelKey(pin.Key()) {
+			labelPins = append(labelPins, pin)
+		}
+	}
+	return reqs, labelPins
+}
+
 // domainKeepsMinValues reports whether a claim of set id pinned to a
 // domain (pins, one value per key) can still list options that hold need
 // and meet its NodePool's minValues (Strict), as chargeFor requires: a
@@ -856,14 +862,7 @@ func (s *solver) domainKeepsMinValues(id int32, pins []requirements.Requirement,
 	if !s.meetsMinValues(info, info.reqs, info.offer, nil, need) {
 		return true
 	}
-	reqs := info.reqs
-	var labelPins []requirements.Requirement
-	for _, pin := range pins {
-		reqs = reqs.Add(pin)
-		if s.idx.IsLabelKey(pin.Key()) {
-			labelPins = append(labelPins, pin)
-		}
-	}
+	reqs, labelPins := s.withPins(info.reqs, pins)
 	if _, empty := reqs.Empty(); empty {
 		return false
 	}

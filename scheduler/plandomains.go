@@ -45,28 +45,42 @@ func (s *solver) closePlan() {
 // places checks every placed pod's topology again.
 const planDomainsMaxPods = 2000
 
+// closeDomains fixes the spread domains to the plan's nodes as they will
+// launch, when the plan holds so (it does not when it relies on an open
+// domain, for minDomains), and forgets what placing learnt while the
+// domains were open; reopen undoes both.
+func (s *solver) closeDomains() (pn *planNodes, reopen func(), ok bool) {
+	pn, ok = s.newPlanNodes()
+	if !ok {
+		return nil, nil, false
+	}
+	s.topo.CloseDomains(pn.nodes)
+	if !s.topologyHolds() {
+		s.topo.OpenDomains()
+		return nil, nil, false
+	}
+	noRoom := s.noRoom
+	s.noRoom = nil
+	for _, c := range s.classes {
+		clear(c.cursors)
+	}
+	return pn, func() {
+		s.noRoom = noRoom
+		s.topo.OpenDomains()
+	}, true
+}
+
 // placeInPlanDomains places the pods left unplaced on the plan's nodes,
 // spread minimums taken over the plan's domains (see above).
 func (s *solver) placeInPlanDomains() {
 	if len(s.pending) > planDomainsMaxPods || !s.topo.HasSpread() || s.placed() == len(s.pending) {
 		return
 	}
-	pn, ok := s.newPlanNodes()
+	pn, reopen, ok := s.closeDomains()
 	if !ok {
 		return
 	}
-	s.topo.CloseDomains(pn.nodes)
-	defer s.topo.OpenDomains()
-	if !s.topologyHolds() {
-		return // the plan relies on an open domain (minDomains): leave it
-	}
-	// What placing learnt while the domains were open no longer holds.
-	noRoom := s.noRoom
-	s.noRoom = nil
-	defer func() { s.noRoom = noRoom }()
-	for _, c := range s.classes {
-		clear(c.cursors)
-	}
+	defer reopen()
 	budget := roomHosts
 	failed := map[*class]bool{}
 	for _, pp := range s.queue() {

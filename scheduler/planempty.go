@@ -29,21 +29,11 @@ func (s *solver) emptyInPlan() {
 	if len(s.pending) > planDomainsMaxPods || !s.topo.HasSpread() || s.hasReservations || len(s.liveClaims()) < 2 {
 		return
 	}
-	pn, ok := s.newPlanNodes()
+	pn, reopen, ok := s.closeDomains()
 	if !ok {
 		return
 	}
-	s.topo.CloseDomains(pn.nodes)
-	defer s.topo.OpenDomains()
-	if !s.topologyHolds() {
-		return // the plan relies on an open domain (minDomains): leave it
-	}
-	noRoom := s.noRoom
-	s.noRoom = nil
-	defer func() { s.noRoom = noRoom }()
-	for _, c := range s.classes {
-		clear(c.cursors)
-	}
+	defer reopen()
 	budget := roomHosts
 	for _, cl := range s.byPrice() {
 		if budget <= 0 {
