@@ -171,21 +171,27 @@ func (s *solver) undoPlanned(pp *pending, snaps map[*claim]claimState) {
 // topologyHolds reports whether every placed pod's required topology rules
 // hold where it is, against all the others (settle's check).
 func (s *solver) topologyHolds() bool {
-	required := func(int) bool { return false }
 	for _, pp := range s.pending {
-		c := pp.cls
-		if !placedOn(pp) || !c.topo.Relevant() {
-			continue
-		}
-		host := s.hostOf(pp)
-		s.topo.Unrecord(c.topo, required, &host)
-		_, v := s.topo.Check(c.topo, required, &host, nil)
-		s.topo.Record(c.topo, required, &host)
-		if v != nil {
+		if placedOn(pp) && s.topologyBreaks(pp) {
 			return false
 		}
 	}
 	return true
+}
+
+// topologyBreaks reports whether placed pod pp's required topology rules
+// fail where it is, against all the other pods.
+func (s *solver) topologyBreaks(pp *pending) bool {
+	c := pp.cls
+	if !c.topo.Relevant() {
+		return false
+	}
+	required := func(int) bool { return false }
+	host := s.hostOf(pp)
+	s.topo.Unrecord(c.topo, required, &host)
+	_, v := s.topo.Check(c.topo, required, &host, nil)
+	s.topo.Record(c.topo, required, &host)
+	return v != nil
 }
 
 // planNodes is the plan's nodes as topology sees them: the existing nodes,

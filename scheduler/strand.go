@@ -80,19 +80,10 @@ func (s *solver) unplaceExisting(pp *pending) {
 // and placed again under the plan's final counts; after a few rounds, those
 // that still do not hold stay unplaced (their reason says why).
 func (s *solver) settle() {
-	required := func(int) bool { return false }
 	for round := 0; round < settleRounds; round++ {
 		var bad []*pending
 		for _, pp := range s.pending {
-			c := pp.cls
-			if (pp.claim == nil && pp.node == nil) || !c.topo.Relevant() {
-				continue
-			}
-			host := s.hostOf(pp)
-			s.topo.Unrecord(c.topo, required, &host)
-			_, v := s.topo.Check(c.topo, required, &host, nil)
-			s.topo.Record(c.topo, required, &host)
-			if v != nil {
+			if (pp.claim != nil || pp.node != nil) && s.topologyBreaks(pp) {
 				bad = append(bad, pp)
 			}
 		}
