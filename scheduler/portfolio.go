@@ -42,6 +42,9 @@ import (
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
 //
+// "Left unplaced" is by nodeplan's own plan: where Karpenter's packing
+// places every pod, those plans may place them all too, for less.
+//
 // Plans share nothing mutable and are made on goroutines of their own.
 
 // bestOf makes the plans, and returns the best with what it left out
@@ -93,38 +96,46 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		alt.karpenterRelaxation = true
 		more = append(more, alt)
 	}
-	// Not with capacity reservations: a claim that grows into a reserved
-	// offering may find it used up only when the plan is finalised.
-	if len(s.pending) <= joinPlannedMaxPods && !s.honorsPreferences() && !s.hasReservations {
+	// With capacity reservations too: a claim that grows into a reserved
+	// offering may find it used up only when the plan is finalised, and
+	// bestPlan judges every plan as it launches then.
+	if len(s.pending) <= joinPlannedMaxPods && !s.honorsPreferences() {
 		join := cfg
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
-	if err != nil || best.placed() == len(best.pending) {
+	if err != nil || own.placed() == len(own.pending) {
 		return best, err
+	}
+	// The plans below are made when nodeplan's own plan left pods
+	// unplaced, even where Karpenter's packing placed them all: they may
+	// place them too, for less.
+	judge := own
+	if best.placed() < len(best.pending) {
+		judge = best
 	}
 	more = more[:0]
 	// The plans for limits start from nodeplan's own config: Karpenter's
 	// charging of NodeClaims (karpenterRelaxation) spends limits faster.
-	if best.fillMayHelp() {
+	if judge.fillMayHelp() {
 		fill := s.cfg
 		fill.fillBounded = true
 		more = append(more, fill)
 	}
-	if best.limitsLeftPods() && len(best.pending) <= alternativeMaxPods {
+	if judge.limitsLeftPods() && len(judge.pending) <= alternativeMaxPods {
 		pack := s.cfg
 		pack.packLargest, pack.fillBounded = true, true
 		more = append(more, pack)
 	}
-	if best.minValuesMayPin() && len(best.pending) <= alternativeMaxPods {
+	if judge.minValuesMayPin() && len(judge.pending) <= alternativeMaxPods {
 		pins := s.cfg
 		pins.minValuesPins = true
 		more = append(more, pins)
 	}
-	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
+	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
-		first.first = best.unplacedNames()
+		first.first = judge.unplacedNames()
 		more = append(more, first)
 	}
 	if len(more) == 0 {
