@@ -43,6 +43,10 @@ import (
 //     before them is then theirs).
 //
 // Plans share nothing mutable and are made on goroutines of their own.
+//
+// Then, when the plan kept, closed, leaves pods unplaced that a required
+// spread of other placed pods counts, a plan that queues the spread's
+// owners after all others replaces it if it places more (ownerslast.go).
 
 // bestOf makes the plans, and returns the best with what it left out
 // placed on its own nodes (plandomains.go).
@@ -52,7 +56,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 		return nil, err
 	}
 	best.closePlan()
-	return best, nil
+	return best.orOwnersLast(pods, nodePools, catalog, cfg)
 }
 
 // bestOfPolicies makes the plans of the policy and of the stricter ones,
