@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -50,14 +52,20 @@ func (s *solver) orOwnersLast(pods []*corev1.Pod, nodePools []nodepool.NodePool,
 }
 
 // countsOthers reports whether the class owns a required spread whose
-// selector counts pods of another pending class (memoised per solver).
+// selector counts pods of another pending class (memoised per solver; past
+// maxFollowChecks selector matches, the classes not yet decided are not
+// owners: the plan then queues them as usual).
 func (s *solver) countsOthers(c *class) bool {
 	if s.lastOwners == nil {
 		s.lastOwners = map[*class]bool{}
-		for _, o := range s.classes {
+		checks := 0
+		for _, o := range spreadOwners(s.classes) {
 			for _, x := range s.classes {
-				if x != o && spreadCounts(o, x) {
-					s.lastOwners[o] = true
+				if checks++; checks > maxFollowChecks {
+					return s.lastOwners[c]
+				}
+				if x != o.c && o.counts(x) {
+					s.lastOwners[o.c] = true
 					break
 				}
 			}
@@ -66,35 +74,61 @@ func (s *solver) countsOthers(c *class) bool {
 	return s.lastOwners[c]
 }
 
-// spreadCounts reports whether a required spread constraint of class o
-// selects the pods of class x (same namespace; matchLabelKeys, which only
-// narrow the selector, are left out).
-func spreadCounts(o, x *class) bool {
-	if o.namespace != x.namespace {
+// spreadOwner is a class with required spread constraints, their
+// selectors parsed.
+type spreadOwner struct {
+	c    *class
+	sels []labels.Selector
+}
+
+// spreadOwners lists the classes with a required spread constraint and a
+// selector (a nil selector counts nothing), in class order.
+func spreadOwners(classes []*class) []spreadOwner {
+	var out []spreadOwner
+	for _, c := range classes {
+		var sels []labels.Selector
+		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || tsc.LabelSelector == nil {
+				continue
+			}
+			if sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector); err == nil {
+				sels = append(sels, sel)
+			}
+		}
+		if len(sels) > 0 {
+			out = append(out, spreadOwner{c: c, sels: sels})
+		}
+	}
+	return out
+}
+
+// counts reports whether a spread of the owner selects the pods of class x
+// (in the owner's namespace; matchLabelKeys, which only narrow the
+// selector, are left out).
+func (o spreadOwner) counts(x *class) bool {
+	if o.c.namespace != x.namespace {
 		return false
 	}
-	for _, tsc := range o.sample.Spec.TopologySpreadConstraints {
-		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || tsc.LabelSelector == nil {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
-		if err == nil && sel.Matches(labels.Set(x.labels)) {
-			return true
-		}
-	}
-	return false
+	set := labels.Set(x.labels)
+	return slices.ContainsFunc(o.sels, func(sel labels.Selector) bool { return sel.Matches(set) })
 }
 
 // ownersMayBlock reports whether a pod left unplaced is counted by a
 // required spread of another class with pods placed: the owners' plan
-// (queued after the pods they count) may then place more.
+// (queued after the pods they count) may then place more. Past
+// maxFollowChecks selector matches it answers no.
 func (s *solver) ownersMayBlock() bool {
+	owners := slices.DeleteFunc(spreadOwners(s.classes), func(o spreadOwner) bool { return o.c.placedN == 0 })
+	checks := 0
 	for _, x := range s.classes {
 		if x.invalid != nil || x.placedN == len(x.pods) {
 			continue
 		}
-		for _, o := range s.classes {
-			if o != x && o.placedN > 0 && spreadCounts(o, x) {
+		for _, o := range owners {
+			if checks++; checks > maxFollowChecks {
+				return false
+			}
+			if o.c != x && o.counts(x) {
 				return true
 			}
 		}
