@@ -128,6 +128,10 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// ownersLast queues the owners of a required spread that counts other
+	// pending pods after all others; set only for the plan Solve makes
+	// when pods such a spread counts were left unplaced (ownerslast.go).
+	ownersLast bool
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// shared is the existing nodes as the plans of one solve share them

@@ -22,7 +22,9 @@ import (
 // places is kept only if every placed pod's required topology still holds
 // on the plan's nodes as they then launch; else the pod and its node
 // return to what they were. Then it empties the claims it can into the
-// others (planempty.go).
+// others (planempty.go). Before all that, a pod whose hostname affinity
+// targets all sit in domains its other rules refuse joins one moved to
+// another domain (beside_across.go).
 
 // closePlan runs the last phase on the plan Solve keeps: only on that one,
 // so that the plans compared, and which of them is kept, are those of the
@@ -37,6 +39,7 @@ func (s *solver) closePlan() {
 		}
 		s.final = nil
 	}
+	s.placeAcross()
 	s.placeInPlanDomains()
 	s.emptyInPlan()
 }

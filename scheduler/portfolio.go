@@ -46,6 +46,10 @@ import (
 // places every pod, those plans may place them all too, for less.
 //
 // Plans share nothing mutable and are made on goroutines of their own.
+//
+// Then, when the plan kept, closed, leaves pods unplaced that a required
+// spread of other placed pods counts, a plan that queues the spread's
+// owners after all others replaces it if it places more (ownerslast.go).
 
 // bestOf makes the plans, and returns the best with what it left out
 // placed on its own nodes (plandomains.go).
@@ -55,7 +59,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 		return nil, err
 	}
 	best.closePlan()
-	return best, nil
+	return best.orOwnersLast(pods, nodePools, catalog, cfg)
 }
 
 // bestOfPolicies makes the plans of the policy and of the stricter ones,

@@ -53,6 +53,7 @@ type solver struct {
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
 	avoidNode       *existingNode           // a node placement skips (making room on it)
 	avoidClaim      *claim                  // a claim placement skips (making room on it)
+	lastOwners      map[*class]bool         // countsOthers' memo (ownerslast.go)
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
@@ -105,6 +106,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
+	ignore.ownersLast = false
 	ignore.shared = newExistingShare()
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
@@ -387,7 +389,9 @@ func (s *solver) queue() []*pending {
 // isolated pods (but in the plan that fills bounded NodePools, where a node
 // of its own spends the limits fastest, and in the plan that relaxes
 // preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
-// NodePools, the smallest share of a limit first, else largest first.
+// NodePools, the smallest share of a limit first, else largest first. In
+// the owners-last plan, the owners of a required spread that counts other
+// pending pods come after all others (ownerslast.go).
 func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
 		if fa {
@@ -396,6 +400,14 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 		return 1
 	} else if fa {
 		return smallerFirst(a, b) // the most of them fit smallest first
+	}
+	if s.cfg.ownersLast {
+		if la, lb := s.countsOthers(a.cls), s.countsOthers(b.cls); la != lb {
+			if lb {
+				return -1
+			}
+			return 1
+		}
 	}
 	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.karpenterRelaxation {
 		if ia {
