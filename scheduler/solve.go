@@ -203,6 +203,12 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		matches = s.cfg.shared.matches // the plans share existingPods
 	}
 	s.topo = topology.NewSharing(s.schema, s.sources(), s.namespaceLabels(), existingPods, matches)
+	if s.cfg.joinPlanned {
+		// Karpenter's packing leaves a NodeClaim open on a zone where only
+		// other pods' preferred anti-affinity counts its pods, as Karpenter
+		// does: later pods that need one zone can still join it.
+		s.topo.LeaveSoftTargetsOpen()
+	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {

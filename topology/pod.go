@@ -35,6 +35,9 @@ type Pod struct {
 	keys    []string
 	// keyStates holds the tracker's state of each of keys (Finish).
 	keyStates []*keyState
+	// loose marks each of keys on which only loose groups count the pod
+	// (loose.go): a check never pins a NodeClaim there.
+	loose []bool
 }
 
 // Isolated reports whether the pod has a required anti-affinity to itself
@@ -97,6 +100,7 @@ func (t *Tracker) Register(spec PodSpec) (*Pod, error) {
 // Finish computes, for every registered pod, which groups count it. Call it
 // once after the last Register.
 func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
+	t.markLoose()
 	for i, p := range pods {
 		spec := specs[i]
 		for _, g := range t.groups {
@@ -117,6 +121,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		slices.Sort(p.keys)
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
+			p.loose = append(p.loose, p.looseKey(k))
 		}
 	}
 }
@@ -167,6 +172,7 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 	if err != nil {
 		return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
 	}
+	g.required = g.required || required
 	tm := Term{g: g, Kind: kind, Key: g.ks.key, Required: required, Weight: weight,
 		self: g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels))}
 	if kind == Affinity && g.ks.key != requirements.LabelHostname {
@@ -380,7 +386,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 	}
 	var pins []requirements.Requirement
 	for i, key := range p.keys {
-		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) {
+		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) || p.loose[i] {
 			continue
 		}
 		ks := p.keyStates[i]
@@ -909,6 +915,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 	}
 	for _, g := range p.matched {
 		if !g.hostPasses(h, t.schema) {
+			continue
+		}
+		if g.loose && h.Node == nil {
+			t.countLoose(g, h, add)
 			continue
 		}
 		if d, ok := t.domainOf(g.ks, h); ok {

@@ -108,6 +108,10 @@ type Tracker struct {
 	scratch    []int32
 	before     []int32
 	viol       Violation
+	// looseGroups are the groups markLoose marked, in creation order
+	// (none unless leaveOpen: LeaveSoftTargetsOpen).
+	looseGroups []*group
+	leaveOpen   bool
 	// domains sums a hash of (group, domain) over every recorded count
 	// and owner outside hostname domains (DomainSum).
 	domains uint64
@@ -193,6 +197,7 @@ func NewSharing(schema requirements.Schema, sources []Source, namespaces map[str
 			if err != nil {
 				continue
 			}
+			g.required = true
 			if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 				g.addOwner(d)
 				t.tally(g, d, true, true)
@@ -283,6 +288,13 @@ type group struct {
 	owners      []int32
 	nonzero     int
 	ownersTotal int
+
+	// required is set when a required term owns the group; loose marks an
+	// anti-affinity group only preferred terms own, and entries holds what
+	// it counts of each NodeClaim (loose.go).
+	required bool
+	loose    bool
+	entries  map[string]*looseEntry
 }
 
 func (g *group) grow(d int32) {
