@@ -401,7 +401,7 @@ func (s *solver) scanBucket(q *claimSearch, b *bucket, be *bucketEval, cur int) 
 			continue
 		}
 		cl := b.claims[i]
-		if cl == s.avoidClaim {
+		if cl == s.avoidClaim || cl == s.emptying {
 			continue // not refused for good
 		}
 		q.examined++
