@@ -49,6 +49,8 @@ type claim struct {
 	hostDom topology.HostnameDomain
 	// mark is the solver's mark when a search last saw the claim.
 	mark uint64
+	// launched is the node the claim last launched as (plandomains.go).
+	launched *launchMemo
 }
 
 // evaluation is a candidate placement, computed without side effects.

@@ -33,8 +33,15 @@ import (
 // pods are not collapsed into fewer zones or nodes: the spread is not
 // defeated, only moved to domains the plan has anyway). The first pass
 // runs alone first so that the plan it makes is never lost to a greedy
-// step of the second. A pod that follows others (required pod affinity)
-// or that others follow on hostname is never moved.
+// step of the second, whose work is bounded by the pods (emptyWideWork). A
+// pod that follows others (required pod affinity) or that others follow on
+// hostname is never moved.
+
+// emptyWideWork bounds the work of the second pass: each claim it tries
+// checks every placed pod's topology again, so it tries at most
+// emptyWideWork / (pending pods) claims (all roomHosts up to 300 pods, 38
+// at 2,000).
+const emptyWideWork = roomHosts * 300
 
 // emptyInPlan tries to empty each claim of the plan into the others, the
 // cheapest first, in both passes.
@@ -50,7 +57,7 @@ func (s *solver) emptyInPlan() {
 	for _, wide := range []bool{false, true} {
 		budget, room := roomHosts, 0
 		if wide {
-			room = roomHosts
+			budget, room = min(roomHosts, emptyWideWork/len(s.pending)), roomHosts
 		}
 		for _, cl := range s.byPrice() {
 			if budget <= 0 {
