@@ -245,7 +245,7 @@ func (s *solver) admitsBeside(pp, q *pending, m acrossMove) bool {
 			continue
 		}
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: m.ev.pool.tmpl.Taints, Domains: info}
-		if _, v := s.topo.CheckScope(c.topo, a.active, &host, s.ranker(id, c.requests), topology.ExceptHostname); v == nil {
+		if _, v := s.topo.CheckScope(c.topo, a.active, &host, s.ranker(id, c), topology.ExceptHostname); v == nil {
 			return true
 		}
 	}

@@ -125,6 +125,11 @@ type config struct {
 	// only for the plan Solve makes when pods were left unplaced and some
 	// NodePool has minValues.
 	minValuesPins bool
+	// densePins makes topology pin a claim, on a key that is an instance
+	// type's label, to the domain where the pod's class packs cheapest per
+	// pod (densepins.go); set only for the plan Solve makes when a
+	// topology group counts on such a key.
+	densePins bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool

@@ -49,6 +49,8 @@ type claim struct {
 	hostDom topology.HostnameDomain
 	// mark is the solver's mark when a search last saw the claim.
 	mark uint64
+	// launched is the node the claim last launched as (plandomains.go).
+	launched *launchMemo
 }
 
 // evaluation is a candidate placement, computed without side effects.
@@ -401,7 +403,7 @@ func (s *solver) scanBucket(q *claimSearch, b *bucket, be *bucketEval, cur int) 
 			continue
 		}
 		cl := b.claims[i]
-		if cl == s.avoidClaim {
+		if cl == s.avoidClaim || cl == s.emptying {
 			continue // not refused for good
 		}
 		q.examined++
@@ -467,7 +469,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	}
 	if a.c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c.requests), topology.ExceptHostname)
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -549,7 +551,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if c.topo.Relevant() {
 		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
-		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c.requests))
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c))
 		if v != nil {
 			return evaluation{}, false
 		}
@@ -747,7 +749,8 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // pod can launch, and among equally loaded domains to the cheapest. With
 // minValuesPins a domain pin (key set) whose types fall short of the
 // NodePool's minValues is +Inf too.
-func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
+func (s *solver) ranker(id int32, c *class) topology.Ranker {
+	need := c.requests
 	return func(pins []requirements.Requirement, key, value string) float64 {
 		if key == requirements.LabelHostname {
 			return 0
@@ -756,7 +759,11 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 			return math.Inf(1) // Karpenter launches no NodeClaim into an empty label value
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
+		dense := s.densePin(c, key)
 		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
+		if dense {
+			mk.pods = len(c.pods) - c.placedN
+		}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
@@ -764,7 +771,12 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 		if key != "" {
 			all = append(all, requirements.In(key, value))
 		}
-		r := s.domainPrice(id, all, need)
+		var r float64
+		if dense {
+			r = s.domainPricePerPod(id, all, need, mk.pods)
+		} else {
+			r = s.domainPrice(id, all, need)
+		}
 		if s.cfg.minValuesPins && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}

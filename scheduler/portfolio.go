@@ -40,6 +40,11 @@ import (
 //   - when pods are left unplaced and a NodePool has minValues, a plan
 //     whose topology pins claims only to domains where their types meet
 //     them (the cheapest domain may leave too few);
+//   - when pods are left unplaced and a topology group counts on an
+//     instance type's label (instance size, family), a plan that pins the
+//     claims of the pods it counts to the domain where their class packs
+//     cheapest per pod, not the one cheapest for the first pod alone
+//     (densepins.go), kept only when it places more pods;
 //   - when pods are left unplaced although a NodePool or node could take
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
@@ -139,6 +144,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		pins.minValuesPins = true
 		more = append(more, pins)
 	}
+	if judge.countsOnTypeLabel() && len(judge.pending) <= alternativeMaxPods {
+		dense := s.cfg
+		dense.densePins = true
+		more = append(more, dense)
+	}
 	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
@@ -224,9 +234,10 @@ func (s *solver) plan() {
 }
 
 // bestPlan returns the plan that places the most pods; among plans that
-// place the same pods, the cheapest; else the first. Two plans that place as
-// many pods but not the same ones are not compared on price: which pods run
-// is the queue's decision (size, then name), not the price's.
+// place the same pods, the cheapest (but the densePins plan, which wins
+// only by pods); else the first. Two plans that place as many pods but
+// not the same ones are not compared on price: which pods run is the
+// queue's decision (size, then name), not the price's.
 func bestPlan(plans []*solver) *solver {
 	best := plans[0]
 	if len(plans) > 1 && best.finalMayDrop() {
@@ -240,7 +251,7 @@ func bestPlan(plans []*solver) *solver {
 	bp, bc := best.placed(), best.planPrice()
 	for _, p := range plans[1:] {
 		n, c := p.placed(), p.planPrice()
-		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p)) {
+		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p) && !p.cfg.densePins) {
 			best, bp, bc = p, n, c
 		}
 	}

@@ -44,3 +44,23 @@ func (t *Tracker) OpenDomains() {
 func (t *Tracker) HasSpread() bool {
 	return slices.ContainsFunc(t.groups, func(g *group) bool { return g.kind == Spread })
 }
+
+// SpreadReach returns, for each spread term of the pod in order, the
+// number of domains holding a pod its group selects: how far the pod's
+// spreads reach. A move that keeps every entry from dropping leaves each
+// spread over as many domains as before (it may change which).
+func (t *Tracker) SpreadReach(p *Pod) []int {
+	var out []int
+	for _, term := range p.Terms {
+		if term.Kind == Spread {
+			out = append(out, term.g.nonzero)
+		}
+	}
+	return out
+}
+
+// FollowsPods reports whether the pod has a required pod affinity term:
+// where it may go depends on where the pods it selects are.
+func (p *Pod) FollowsPods() bool {
+	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Affinity && t.Required })
+}
