@@ -79,7 +79,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
-	cfg.shared = newExistingShare()
+	cfg.shared = newExistingShare(cfg.memo)
 	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
@@ -105,7 +105,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
-	ignore.shared = newExistingShare()
+	ignore.shared = newExistingShare(ignore.memo)
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
