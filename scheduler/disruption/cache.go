@@ -98,6 +98,22 @@ func (m *model) cached(key string) *why {
 	return e.why
 }
 
+// failCached reports whether a multi-node probe of the prefix has a
+// failure cached (as tryProbe asks, without counting a hit).
+func (m *model) failCached(prefix []*candidate) bool {
+	if m.cfg.noCache {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, kind := range []string{"same-type", "consolidate"} {
+		if e := m.cache.entries[m.cacheKey(kind, prefix)]; e != nil && e.pending == m.cache.pendingVersion {
+			return true
+		}
+	}
+	return false
+}
+
 // remember stores a failure when the simulation is one the cache may keep.
 func (m *model) remember(key string, sim *simulation, w *why) {
 	if sim == nil {
@@ -163,7 +179,7 @@ func (t antiTerm) selects(p *pod) bool {
 }
 
 // antiAffinity lists the required anti-affinity terms of the cluster's
-// pods (computed once per model version).
+// pods (gathered once per model version, each pod's terms compiled once).
 func (m *model) antiAffinity() []antiTerm {
 	if m.antiVersion == m.version+1 {
 		return m.anti
@@ -171,20 +187,31 @@ func (m *model) antiAffinity() []antiTerm {
 	m.anti, m.antiVersion = nil, m.version+1
 	for _, n := range m.nodes {
 		for _, p := range n.pods {
-			a := p.obj.Spec.Affinity
-			if a == nil || a.PodAntiAffinity == nil {
-				continue
-			}
-			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-				sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
-				if err != nil || t.LabelSelector == nil {
-					continue
-				}
-				m.anti = append(m.anti, antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel})
-			}
+			m.anti = append(m.anti, p.antiTerms()...)
 		}
 	}
 	return m.anti
+}
+
+// antiTerms are the pod's required anti-affinity terms (compiled once: a
+// pod's spec is never written).
+func (p *pod) antiTerms() []antiTerm {
+	if p.antiKnown {
+		return p.anti
+	}
+	p.antiKnown = true
+	a := p.obj.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return nil
+	}
+	for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+		if err != nil || t.LabelSelector == nil {
+			continue
+		}
+		p.anti = append(p.anti, antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel})
+	}
+	return p.anti
 }
 
 // minRequests is, per resource, the smallest request of the simulation's
