@@ -81,6 +81,10 @@ type model struct {
 	backOffs  map[string]*backOff // the global search's (global.go)
 	// added counts the commands that added nodes (prefilter.go).
 	added int
+	// cands remembers newCandidate's answers at model version
+	// candsVersion.
+	cands        map[candKey]candResult
+	candsVersion int
 }
 
 // node is one node of the model.
