@@ -158,8 +158,8 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 // repelled: some pod of the cluster has a required anti-affinity term that
 // selects p.
 func (m *model) repelled(p *pod) bool {
-	for _, t := range m.antiAffinity() {
-		if t.selects(p) {
+	for _, g := range m.antiAffinity() {
+		if g.term.selects(p) {
 			return true
 		}
 	}
@@ -172,6 +172,9 @@ type antiTerm struct {
 	namespaces    []string
 	allNamespaces bool
 	sel           labels.Selector
+	// key is the same for terms that select the same pods: the selector,
+	// and the namespaces (the owner's when none is named).
+	key string
 }
 
 func (t antiTerm) selects(p *pod) bool {
@@ -179,16 +182,35 @@ func (t antiTerm) selects(p *pod) bool {
 	return inNS && t.sel.Matches(labels.Set(p.obj.Labels))
 }
 
-// antiAffinity lists the required anti-affinity terms of the cluster's
-// pods (gathered once per model version, each pod's terms compiled once).
-func (m *model) antiAffinity() []antiTerm {
+// antiGroup is the required anti-affinity terms of the cluster's pods that
+// select the same pods (one key), with their owners.
+type antiGroup struct {
+	term   antiTerm // the first of them
+	owners []*pod
+}
+
+// antiAffinity groups the required anti-affinity terms of the cluster's
+// pods by what they select (gathered once per model version, each pod's
+// terms compiled once), in the order of their first owner.
+func (m *model) antiAffinity() []*antiGroup {
 	if m.antiVersion == m.version+1 {
 		return m.anti
 	}
 	m.anti, m.antiVersion = nil, m.version+1
+	byKey := map[string]*antiGroup{}
 	for _, n := range m.nodes {
 		for _, p := range n.pods {
-			m.anti = append(m.anti, p.antiTerms()...)
+			for _, t := range p.antiTerms() {
+				g := byKey[t.key]
+				if g == nil {
+					g = &antiGroup{term: t}
+					byKey[t.key] = g
+					m.anti = append(m.anti, g)
+				}
+				if len(g.owners) == 0 || g.owners[len(g.owners)-1] != p {
+					g.owners = append(g.owners, p)
+				}
+			}
 		}
 	}
 	return m.anti
@@ -210,7 +232,13 @@ func (p *pod) antiTerms() []antiTerm {
 		if err != nil || t.LabelSelector == nil {
 			continue
 		}
-		p.anti = append(p.anti, antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel})
+		at := antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel}
+		ns := strings.Join(t.Namespaces, ",")
+		if len(t.Namespaces) == 0 {
+			ns = "owner:" + p.ns
+		}
+		at.key = sel.String() + "\x00" + boolKey(at.allNamespaces) + "\x00" + ns
+		p.anti = append(p.anti, at)
 	}
 	return p.anti
 }

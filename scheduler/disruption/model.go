@@ -44,9 +44,9 @@ type model struct {
 	version int
 	stats   Stats
 	cache   failCache
-	// anti are the cluster's required anti-affinity terms, as of
+	// anti are the cluster's required anti-affinity terms, grouped, as of
 	// antiVersion-1.
-	anti        []antiTerm
+	anti        []*antiGroup
 	antiVersion int
 	// view, viewDS and keys serve the simulation's reduced input (view.go).
 	view   *viewState
