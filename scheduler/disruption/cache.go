@@ -101,18 +101,17 @@ func (m *model) cached(key string) *why {
 // failCached reports whether a multi-node probe of the prefix has a
 // failure cached (as tryProbe asks, without counting a hit).
 func (m *model) failCached(prefix []*candidate) bool {
-	return m.peek(m.cacheKey("same-type", prefix)) || m.peek(m.cacheKey("consolidate", prefix))
-}
-
-// peek reports whether cached would answer key, without counting a hit.
-func (m *model) peek(key string) bool {
 	if m.cfg.noCache {
 		return false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := m.cache.entries[key]
-	return e != nil && e.pending == m.cache.pendingVersion
+	for _, kind := range []string{"same-type", "consolidate"} {
+		if e := m.cache.entries[m.cacheKey(kind, prefix)]; e != nil && e.pending == m.cache.pendingVersion {
+			return true
+		}
+	}
+	return false
 }
 
 // remember stores a failure when the simulation is one the cache may keep.

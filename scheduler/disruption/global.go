@@ -326,7 +326,7 @@ func (m *model) singleFor(pool string, cs []*candidate, totals map[string]poolTo
 		found = t.g
 		return true
 	}
-	_, err := m.firstSuccess(cs, nil, try, judge, func(c *candidate, w *why) { whys[c.n] = w })
+	_, err := m.firstSuccess(cs, try, judge, func(c *candidate, w *why) { whys[c.n] = w })
 	return found, err
 }
 

@@ -271,8 +271,7 @@ func (m *model) singleNode(whys map[*node]*why) (*proposal, error) {
 		found = t.p
 		return true
 	}
-	fresh := func(c *candidate) bool { return !m.peek(m.cacheKey("consolidate", []*candidate{c})) }
-	_, err := m.firstSuccess(tries, fresh, try, judge, func(c *candidate, w *why) { whys[c.n] = w })
+	_, err := m.firstSuccess(tries, try, judge, func(c *candidate, w *why) { whys[c.n] = w })
 	return found, err
 }
 

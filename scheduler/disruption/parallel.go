@@ -68,13 +68,11 @@ type trial struct {
 
 // firstSuccess runs try over the candidates window by window and calls
 // judge on each trial in order until it returns true (a success to act on);
-// failures before it are remembered in the cache and reported to fail. A
-// window holds up to one candidate per core that fresh says will simulate
-// (nil: every one), and the candidates between them, whose trials cost
-// nothing (their failure is cached).
-func (m *model) firstSuccess(cs []*candidate, fresh func(*candidate) bool, try func(*candidate) trial, judge func(*candidate, trial) bool, fail func(*candidate, *why)) (int, error) {
-	for start := 0; start < len(cs); {
-		batch := cs[start:m.windowEnd(cs, start, fresh)]
+// failures before it are remembered in the cache and reported to fail.
+func (m *model) firstSuccess(cs []*candidate, try func(*candidate) trial, judge func(*candidate, trial) bool, fail func(*candidate, *why)) (int, error) {
+	window := max(m.workers(), 1)
+	for start := 0; start < len(cs); start += window {
+		batch := cs[start:min(start+window, len(cs))]
 		trials := make([]trial, len(batch))
 		m.each(len(batch), func(i int) { trials[i] = try(batch[i]) })
 		for i, t := range trials {
@@ -91,24 +89,6 @@ func (m *model) firstSuccess(cs []*candidate, fresh func(*candidate) bool, try f
 				fail(batch[i], t.w)
 			}
 		}
-		start += len(batch)
 	}
 	return -1, nil
-}
-
-// windowEnd is where the window that starts at start ends: after
-// m.workers() candidates fresh says simulate, or the last one.
-func (m *model) windowEnd(cs []*candidate, start int, fresh func(*candidate) bool) int {
-	window := max(m.workers(), 1)
-	if fresh == nil {
-		return min(start+window, len(cs))
-	}
-	end, n := start, 0
-	for end < len(cs) && n < window {
-		if fresh(cs[end]) {
-			n++
-		}
-		end++
-	}
-	return end
 }
