@@ -13,17 +13,36 @@ import "slices"
 // the minimum is theirs, which is never lower. Call it again when a node
 // changes; OpenDomains returns to the open count.
 func (t *Tracker) CloseDomains(nodes []*Node) {
+	// Groups on one key share each node's domain, looked up when a group
+	// first counts the node (so domains are interned in the same order as
+	// one lookup per group and node would).
+	const unknown, none = -2, -1
+	doms := map[*keyState][]int32{}
 	for _, g := range t.groups {
 		if g.kind != Spread {
 			continue
 		}
+		ds := doms[g.ks]
+		if ds == nil {
+			ds = make([]int32, len(nodes))
+			for i := range ds {
+				ds[i] = unknown
+			}
+			doms[g.ks] = ds
+		}
 		g.closed = g.closed[:0]
-		for _, n := range nodes {
+		for i, n := range nodes {
 			if !g.nodePasses(n) {
 				continue
 			}
-			if d, ok := t.nodeDomain(g.ks, n); ok {
-				g.closed = append(g.closed, d)
+			if ds[i] == unknown {
+				ds[i] = none
+				if d, ok := t.nodeDomain(g.ks, n); ok {
+					ds[i] = d
+				}
+			}
+			if ds[i] != none {
+				g.closed = append(g.closed, ds[i])
 			}
 		}
 		slices.Sort(g.closed)

@@ -213,7 +213,7 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 			if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
 				continue
 			}
-			for _, v := range s.Values(g.ks.key, alt) {
+			for _, v := range t.sourceValues(i, g.ks.key, alt) {
 				if !alt.Get(g.ks.key).Has(v) {
 					continue
 				}
@@ -226,6 +226,30 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		}
 	}
 	return sortedDomains(g.ks, out)
+}
+
+// sourceValues is sources[i].Values(key, reqs); an existing node's values
+// do not depend on reqs (Source.Values), so they are asked once per key
+// for every existing source together.
+func (t *Tracker) sourceValues(i int, key string, reqs requirements.Requirements) []string {
+	s := &t.sources[i]
+	if !s.Existing {
+		return s.Values(key, reqs)
+	}
+	vals, ok := t.existingValues[key]
+	if !ok {
+		vals = make([][]string, len(t.sources))
+		for j := range t.sources {
+			if t.sources[j].Existing {
+				vals[j] = t.sources[j].Values(key, reqs)
+			}
+		}
+		if t.existingValues == nil {
+			t.existingValues = map[string][][]string{}
+		}
+		t.existingValues[key] = vals
+	}
+	return vals[i]
 }
 
 // sourceLabels returns the labels of existing source i (Source.Labels, or
