@@ -201,6 +201,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		matches = s.cfg.shared.matches // the plans share existingPods
 	}
 	s.topo = topology.NewSharing(s.schema, s.sources(), s.namespaceLabels(), existingPods, matches)
+	if s.cfg.joinPlanned {
+		s.topo.BalanceAhead()
+	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {
