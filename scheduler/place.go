@@ -914,6 +914,7 @@ func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bo
 func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c := a.c
 	cl := ev.claim
+	s.note(cl)
 	if cl == nil {
 		cl = &claim{id: len(s.claims), pool: ev.pool, reqID: -1}
 		cl.host = fmt.Sprintf("nodeplan-claim-%d", cl.id)

@@ -45,13 +45,15 @@ import (
 // Plans share nothing mutable and are made on goroutines of their own.
 
 // bestOf makes the plans, and returns the best with what it left out
-// placed on its own nodes (plandomains.go).
+// placed on its own nodes (plandomains.go), then its claims drained by
+// ejection where that makes it cheaper (eject.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
 	best.closePlan()
+	best.ejectLast()
 	return best, nil
 }
 

@@ -60,6 +60,13 @@ type solver struct {
 	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
 	// finalises every plan when finalisation may drop a claim).
 	final []NodeClaim
+	// The drain by ejection (eject.go): the claim the moves' room search
+	// leaves out (the claim being drained), and the journal of the claims
+	// its moves changed, with where the open journal begins.
+	moveAvoid   *claim
+	journal     []journalEntry
+	journaling  bool
+	journalFrom int
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
