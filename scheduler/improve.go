@@ -388,7 +388,11 @@ func (s *solver) roomUnderOtherTerm(pp *pending, src *claim, budget *int) (attem
 // kube-scheduler, and the pod's requirements, pinned to its domains, are
 // checked against each bucket's.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
-	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a)}
+	r := roomSearch{s: s, a: a, src: src, avoid: s.moveAvoid, budget: budget}
+	if r.avoid == nil {
+		// A search that left another claim out proves nothing for later ones.
+		r.memo = s.moveMemo(a)
+	}
 	if !r.searchPool(src.pool) || len(s.pools) == 1 {
 		return r.best, r.found
 	}
@@ -425,6 +429,7 @@ type roomSearch struct {
 	s      *solver
 	a      attempt
 	src    *claim
+	avoid  *claim // a claim left out too (solver.moveAvoid)
 	budget *int
 	memo   *moveMemo // the attempt's (moveMemo); bm is it for the current bucket, or nil
 	bm     *moveMemo
@@ -520,7 +525,7 @@ func (r *roomSearch) visit(e slackEntry) bool {
 // goes on.
 func (r *roomSearch) visitClaim(cl *claim) bool {
 	s, c := r.s, r.a.c
-	if cl == r.src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+	if cl == r.src || cl == r.avoid || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 		return true
 	}
 	if !r.checked {
@@ -733,6 +738,7 @@ func (s *solver) reattach(pp *pending, cl *claim) {
 // what is left; an emptied claim is dropped and its limits refunded.
 func (s *solver) detach(pp *pending) {
 	cl := pp.claim
+	s.note(cl)
 	i := slices.Index(cl.pods, pp)
 	cl.pods = slices.Delete(cl.pods, i, i+1)
 	cl.used = cl.used.Sub(pp.cls.requests)

@@ -333,7 +333,9 @@ func better(a, b evaluation) bool {
 // the recent ones), at most claimsExamined in all, stopping at the first
 // claim the pod fits without growing. A claim that refuses the pod for good
 // (resources at the largest type, host ports, required anti-affinity) and
-// sits at the front of its bucket is skipped by the pod's class from then on.
+// sits at the front of its bucket is skipped by the pod's class from then on,
+// and so is a bucket none of whose types holds the pod alone, without
+// examining its claims.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (evaluation, bool) {
 	c := a.c
 	q := claimSearch{a: a, maxDelta: maxDelta, grow: s.growScratch[:0]}
@@ -347,6 +349,15 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		be, ok, perm := s.evalBucket(a, b)
 		if !ok {
 			if perm {
+				c.cursors[ck] = len(b.claims)
+			}
+			continue
+		}
+		if !c.requests.Fits(be.maxUsable) {
+			// No type of the bucket holds the pod even alone (a resource
+			// none of them has): none of its claims can take it, and
+			// examining them would spend the budget the other buckets need.
+			if !be.pinned {
 				c.cursors[ck] = len(b.claims)
 			}
 			continue
@@ -915,6 +926,7 @@ func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bo
 func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c := a.c
 	cl := ev.claim
+	s.note(cl)
 	if cl == nil {
 		cl = &claim{id: len(s.claims), pool: ev.pool, reqID: -1}
 		cl.host = fmt.Sprintf("nodeplan-claim-%d", cl.id)

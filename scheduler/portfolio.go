@@ -59,14 +59,20 @@ import (
 // owners after all others replaces it if it places more (ownerslast.go).
 
 // bestOf makes the plans, and returns the best with what it left out
-// placed on its own nodes (plandomains.go).
+// placed on its own nodes (plandomains.go), then its claims drained by
+// ejection where that makes it cheaper (eject.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
 	best.closePlan()
-	return best.orOwnersLast(pods, nodePools, catalog, cfg)
+	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	best.ejectLast()
+	return best, nil
 }
 
 // bestOfPolicies makes the plans of the policy and of the stricter ones,

@@ -62,6 +62,13 @@ type solver struct {
 	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
 	// finalises every plan when finalisation may drop a claim).
 	final []NodeClaim
+	// The drain by ejection (eject.go): the claim the moves' room search
+	// leaves out (the claim being drained), and the journal of the claims
+	// its moves changed, with where the open journal begins.
+	moveAvoid   *claim
+	journal     []journalEntry
+	journaling  bool
+	journalFrom int
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -209,6 +216,7 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		// other pods' preferred anti-affinity counts its pods, as Karpenter
 		// does: later pods that need one zone can still join it.
 		s.topo.LeaveSoftTargetsOpen()
+		s.topo.BalanceAhead()
 	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))

@@ -889,38 +889,71 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 // choose picks the domain to pin a host to: one the ranker can price (a
 // node can launch there) before one it cannot, then the least loaded over
 // the spread groups of the pod's enforced terms and those that count it and
-// have carriers placed, then the cheaper by the ranker, then by value (a
-// relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
+// have carriers placed, then the cheaper by the ranker, then (under
+// BalanceAhead) the least loaded over the spread groups that count it and
+// have no carrier placed yet, then by value (a relaxed preference no longer
+// steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
 func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (int32, bool) {
-	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
+	best, bestOK := int32(-1), false
+	var bestScore domainScore
 	for _, d := range cands {
-		var load int64
-		for i := range p.Terms {
-			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
-				load += int64(term.g.get(d))
-			}
-		}
-		for _, g := range p.matched {
-			if g.ks == ks && g.kind == Spread && g.ownersTotal > 0 {
-				load += int64(g.get(d))
-			}
-		}
-		r := 0.0
+		sc := domainScore{value: ks.values[d]}
+		sc.load, sc.ahead = t.loads(p, active, ks, d)
 		if rank != nil {
-			r = rank(pins, ks.key, ks.values[d])
+			sc.rank = rank(pins, ks.key, ks.values[d])
 		}
-		ok := !math.IsInf(r, 1)
-		better := best < 0 || (ok && !bestOK)
-		if !better && ok == bestOK {
-			better = load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best])))
-		}
-		if better {
-			best, bestLoad, bestRank, bestOK = d, load, r, ok
+		ok := !math.IsInf(sc.rank, 1)
+		if best < 0 || (ok && !bestOK) || (ok == bestOK && sc.before(bestScore, t.balanceAhead)) {
+			best, bestOK, bestScore = d, ok, sc
 		}
 	}
 	return best, bestOK
+}
+
+// domainScore is what choose orders a domain by.
+type domainScore struct {
+	load, ahead int64
+	rank        float64
+	value       string
+}
+
+// before orders two domains: the lower load, then the lower rank, then
+// (when balance) the lower ahead, then the lower value.
+func (a domainScore) before(b domainScore, balance bool) bool {
+	switch {
+	case a.load != b.load:
+		return a.load < b.load
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case balance && a.ahead != b.ahead:
+		return a.ahead < b.ahead
+	}
+	return a.value < b.value
+}
+
+// loads returns what choose weighs domain d of key ks by for the pod: load,
+// the counts of the spread groups of its enforced terms and of those that
+// count it and have carriers placed; and ahead, the counts of the spread
+// groups that count it but have no carrier placed yet (it only breaks a tie
+// in price, and only under BalanceAhead).
+func (t *Tracker) loads(p *Pod, active Active, ks *keyState, d int32) (load, ahead int64) {
+	for i := range p.Terms {
+		if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
+			load += int64(term.g.get(d))
+		}
+	}
+	for _, g := range p.matched {
+		switch {
+		case g.ks != ks || g.kind != Spread:
+		case g.ownersTotal > 0:
+			load += int64(g.get(d))
+		default:
+			ahead += int64(g.get(d))
+		}
+	}
+	return load, ahead
 }
 
 // Record counts a placement: the pod went to host, whose requirements now

@@ -121,7 +121,18 @@ type Tracker struct {
 	// domains sums a hash of (group, domain) over every recorded count
 	// and owner outside hostname domains (DomainSum).
 	domains uint64
+	// balanceAhead: see BalanceAhead.
+	balanceAhead bool
 }
+
+// BalanceAhead makes the tracker, when it pins a host to a domain, break a
+// tie in price by the counts of the spreads that count the pod but have no
+// carrier placed yet (by default only the value breaks it): a pod queued
+// before the carriers is then not stacked in the first domain of equal
+// price, which would leave them no room beside it. The plan that packs as
+// Karpenter does asks for it: Karpenter leaves such a NodeClaim's domain
+// open, so the carriers can join it in any domain.
+func (t *Tracker) BalanceAhead() { t.balanceAhead = true }
 
 // DomainSum changes whenever a pod is counted in, or left out of, a
 // domain other than a hostname, or a key other than hostname gets a new
