@@ -22,7 +22,8 @@ import (
 //     claim that takes it (whatever it grows to) before a new one, then
 //     improved like nodeplan's own (up to joinPlannedMaxPods pods); as in
 //     Karpenter, a claim is not pinned to a zone for another pod's
-//     preferred anti-affinity (topology.Tracker.LeaveSoftTargetsOpen);
+//     preferred anti-affinity, nor for its own pod's (which is checked
+//     against the pods placed before it only; topology.Tracker.LeaveSoftTargetsOpen);
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);

@@ -214,7 +214,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	if s.cfg.joinPlanned {
 		// Karpenter's packing leaves a NodeClaim open on a zone where only
 		// other pods' preferred anti-affinity counts its pods, as Karpenter
-		// does: later pods that need one zone can still join it.
+		// does: later pods that need one zone can still join it. So does
+		// a pod whose only rule on a zone is a preferred anti-affinity
+		// (Karpenter checks it against the pods placed before only).
 		s.topo.LeaveSoftTargetsOpen()
 		s.topo.BalanceAhead()
 	}

@@ -26,7 +26,10 @@
 // in. The one exception is asked for with LeaveSoftTargetsOpen (the plan
 // that packs like Karpenter does): a pod that only other pods' preferred
 // anti-affinity counts on a key leaves its claim open there, counted in
-// every domain the claim may still take (loose.go). Placements that a group counts but does not own are also kept within
+// every domain the claim may still take, and a pod whose only rule on a key
+// is a preferred anti-affinity leaves its claim open on every domain that
+// rule allows when it is placed, as Karpenter checks it only against the
+// pods placed before (loose.go). Placements that a group counts but does not own are also kept within
 // the skew of the owners already in that domain, so a plan stays valid in
 // whatever order kube-scheduler binds its pods.
 //

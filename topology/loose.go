@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"math"
 	"slices"
 
 	"github.com/nodeplan/nodeplan/requirements"
@@ -30,8 +31,10 @@ type looseEntry struct {
 }
 
 // LeaveSoftTargetsOpen makes the tracker leave NodeClaims open on keys where
-// only loose groups count a pod (above). Call it before Finish; without it
-// every claim is pinned, as the package documentation says.
+// only loose groups count a pod (above), and on keys where a pod's only
+// rules are preferred anti-affinity terms (softOwnerKey). Call it before
+// Finish; without it every claim is pinned, as the package documentation
+// says.
 func (t *Tracker) LeaveSoftTargetsOpen() { t.leaveOpen = true }
 
 // markLoose marks the loose groups and, on every key one of them counts,
@@ -161,4 +164,39 @@ func (t *Tracker) Rehost(h *Host) {
 			t.reloose(g, e, t.looseDomains(g.ks, h))
 		}
 	}
+}
+
+// softOwnerKey reports whether the pod's rules on key are all preferred
+// anti-affinity terms (at least one) and only loose groups count it there:
+// as in Karpenter, which checks such a preference only against the pods
+// placed before, its NodeClaim may take any domain the terms allow when it
+// is placed rather than one chosen now.
+func (p *Pod) softOwnerKey(key string) bool {
+	if key == requirements.LabelHostname {
+		return false
+	}
+	owns := false
+	for _, t := range p.Terms {
+		if t.Key != key {
+			continue
+		}
+		if t.Required || t.Kind != AntiAffinity {
+			return false
+		}
+		owns = true
+	}
+	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.loose })
+}
+
+// openPin is the requirement that keeps a NodeClaim open on every domain
+// of cands where an instance type holds the pod (rank), in value order.
+func (t *Tracker) openPin(ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (requirements.Requirement, bool) {
+	var vals []string
+	for _, d := range cands {
+		if rank == nil || !math.IsInf(rank(pins, ks.key, ks.values[d]), 1) {
+			vals = append(vals, ks.values[d])
+		}
+	}
+	slices.Sort(vals)
+	return requirements.In(ks.key, vals...), len(vals) > 0
 }

@@ -38,6 +38,10 @@ type Pod struct {
 	// loose marks each of keys on which only loose groups count the pod
 	// (loose.go): a check never pins a NodeClaim there.
 	loose []bool
+	// open marks each of keys on which the pod's only rules are preferred
+	// anti-affinity terms and only loose groups count it (loose.go): a
+	// check leaves a NodeClaim open on every domain those terms allow.
+	open []bool
 }
 
 // Isolated reports whether the pod has a required anti-affinity to itself
@@ -122,6 +126,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
 			p.loose = append(p.loose, p.looseKey(k))
+			p.open = append(p.open, t.leaveOpen && p.softOwnerKey(k))
 		}
 	}
 }
@@ -428,7 +433,13 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 		if v != nil {
 			return nil, v
 		}
-		if !single {
+		if !single && p.open[i] && h.Node == nil {
+			pin, ok := t.openPin(ks, cands, pins, rank)
+			if !ok {
+				return nil, t.noTypeIn(p, active, ks, cands)
+			}
+			pins = append(pins, pin)
+		} else if !single {
 			d, ok := t.choose(p, active, ks, cands, pins, rank)
 			if !ok {
 				return nil, t.noTypeIn(p, active, ks, cands)
