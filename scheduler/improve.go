@@ -305,7 +305,7 @@ func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 		return nil
 	}
 	// Leave the source for the duration of the search.
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints, Decided: &s.reqs.info(src.reqID).decided}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	best, found := s.roomFor(a, src, budget)
 	crossed := false
@@ -954,7 +954,7 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 			rollback()
 			return nil, false
 		}
-		srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
+		srcHost := s.claimHost(src)
 		s.topo.Unrecord(c.topo, a.active, &srcHost)
 		*budget--
 		ev, ok := s.evalClaim(a, dst)

@@ -466,7 +466,8 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		return be, false, true
 	}
 	if a.c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c.requests), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
@@ -511,7 +512,8 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 	}
 	id := be.id
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: info.reqs, Taints: cl.pool.tmpl.Taints, Decided: &info.decided}
 		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
 			return false, v.Permanent
 		}
@@ -548,7 +550,8 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		return evaluation{}, false
 	}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
 		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c.requests))
 		if v != nil {
 			return evaluation{}, false
@@ -936,7 +939,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+		host := s.claimHost(cl)
 		s.topo.Record(c.topo, a.active, &host)
 	}
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // reqTable interns requirement sets, so that identical sets (most NodeClaims
@@ -41,6 +42,8 @@ type reqInfo struct {
 	domains    map[string][]string
 	ranks      map[rankKey]float64
 	domVersion int
+	// decided keeps the domains the set decides, for topology (Host.Decided).
+	decided topology.DecidedDomains
 }
 
 // rankKey is a domain (a key and one of its values) priced for a pod of

@@ -257,6 +257,11 @@ type Host struct {
 	// a key its requirements leave open (from its instance types and
 	// offerings); otherwise every value seen so far is a candidate.
 	Domains DomainLister
+	// Decided, when set, is where the tracker keeps the domains
+	// Requirements decide once it has looked them up: a caller that passes
+	// the same requirement set again and again passes the same slots (the
+	// set's own: shared, written by the tracker).
+	Decided *DecidedDomains
 }
 
 // HostnameDomain holds the domain index of a hostname in one tracker (see
@@ -644,6 +649,9 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 		}
 		return t.scratch, true
 	}
+	if d, ok := h.decided(ks); ok {
+		return append(t.scratch, d), true
+	}
 	r := h.Requirements.Get(ks.key)
 	if r.IsAny() && !t.schema.IsWellKnown(ks.key) {
 		return t.scratch, true // a custom label nobody declared: the node will not have it
@@ -943,11 +951,7 @@ func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
 	if ks.key == requirements.LabelHostname {
 		return h.hostnameDomain(ks), true
 	}
-	r := h.Requirements.Get(ks.key)
-	if r.IsFinite() && len(r.Values()) == 1 {
-		return ks.intern(r.Values()[0]), true
-	}
-	return 0, false
+	return h.decided(ks)
 }
 
 func domainList(ks *keyState, ds []int32) string {
