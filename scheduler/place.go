@@ -614,14 +614,15 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 	if s.hasReservations {
 		left = s.leftFor(holder) // once, not per type
 	}
-	for i := from; i < len(scan); i++ {
-		m := &scan[i]
-		if m.price > maxPrice {
-			return 0, 0, 0, false // the rest cost more still
+	for i := from; ; i++ {
+		var ok bool
+		if i, ok = nextFit(scan, info.blocks, i, &need, maxPrice); !ok {
+			return 0, 0, 0, false
 		}
+		m := &scan[i]
 		tt := int(m.t)
-		if need[0] > m.cpu || need[1] > m.mem || !need.Fits(p.usable[tt]) {
-			continue // cpu and memory first, from the scan: most types that do not fit fail there
+		if !need.Fits(p.usable[tt]) {
+			continue
 		}
 		if p.limited {
 			capT := s.idx.Capacity(tt)
@@ -642,7 +643,6 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		}
 		return tt, i, pr, true
 	}
-	return 0, 0, 0, false
 }
 
 func (s *solver) dsPortClash(p *pool, t int, ports []hostPort) bool {

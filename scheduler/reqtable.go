@@ -35,6 +35,7 @@ type reqInfo struct {
 	// scanPool's nodes of each, side by side for cheapestFit (built on
 	// first use).
 	scan     []typeScan
+	blocks   []scanBlockMax // scan's blocks (scanblocks.go)
 	scanPool *pool
 	bucket   *bucket
 	// memos for topology: domain values per key and domain prices per
@@ -140,7 +141,7 @@ func (ri *reqInfo) scanFor(s *solver, p *pool) []typeScan {
 		u := &p.usable[t]
 		scan[i] = typeScan{t: t, price: prices[t], cpu: u[0], mem: u[1]}
 	}
-	ri.scan, ri.scanPool = scan, p
+	ri.scan, ri.blocks, ri.scanPool = scan, scanBlocks(scan), p
 	return scan
 }
 
