@@ -553,11 +553,15 @@ type noRoom struct {
 // answers the same while DomainSum (domains) and the reservations (res)
 // stay as they were.
 type bucketCheck struct {
-	set     bool
-	ok      bool
-	domains uint64
-	res     int
-	be      bucketEval
+	set, ok, pinned bool
+	id              int32 // bucketEval's (its maxUsable is the set's)
+	domains         uint64
+	res             int
+}
+
+// eval is the bucketEval the check stands for.
+func (c *bucketCheck) eval(s *solver) bucketEval {
+	return bucketEval{id: c.id, pinned: c.pinned, maxUsable: s.reqs.info(c.id).maxUsable}
 }
 
 // checkBucket is evalBucket for attempt a in bucket b, answered from the
@@ -569,10 +573,13 @@ func (s *solver) checkBucket(a attempt, b *bucket, m *moveMemo) (bucketEval, boo
 	}
 	c := &m.checks[b.idx]
 	if c.set && c.domains == s.topo.DomainSum() && c.res == s.resVersion {
-		return c.be, c.ok
+		if !c.ok {
+			return bucketEval{}, false
+		}
+		return c.eval(s), true
 	}
 	be, ok, _ := s.evalBucket(a, b)
-	*c = bucketCheck{set: true, ok: ok, domains: s.topo.DomainSum(), res: s.resVersion, be: be}
+	*c = bucketCheck{set: true, ok: ok, pinned: be.pinned, id: be.id, domains: s.topo.DomainSum(), res: s.resVersion}
 	return be, ok
 }
 
@@ -901,7 +908,8 @@ func (s *solver) absorb(dst *claim, budget *int) {
 func (s *solver) absorbCandidates(dst *claim) []*claim {
 	b := dst.bucket
 	maxUsable := s.reqs.info(b.reqID).maxUsable
-	var cands []*claim
+	cands := s.absorbScratch[:0] // absorb is never nested
+	defer func() { s.absorbScratch = cands[:0] }()
 	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
 		if b.deadEntry(i) {
 			continue

@@ -98,7 +98,7 @@ func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, b
 		return a, false
 	}
 	a.reqID = id
-	a.active = func(i int) bool { return c.activeTerm(i, level) }
+	a.active = c.activeAt(level)
 	return a, true
 }
 

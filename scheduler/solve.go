@@ -48,6 +48,7 @@ type solver struct {
 	resHeld         map[string]int
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
+	absorbScratch   []*claim
 	planned         bool
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
