@@ -298,6 +298,9 @@ type Violation struct {
 	doms []int32
 	why  string
 	msg  string
+	// noType, when set, is the key no instance type could be pinned in
+	// (noTypeIn), doms the domains the rules allowed there.
+	noType *keyState
 	// skew, when set, renders "maxSkew N would be exceeded (global minimum M)".
 	skew, min int32
 	hasSkew   bool
@@ -327,6 +330,9 @@ func (v *Violation) Group() string {
 func (v *Violation) Message() string {
 	if v.msg != "" {
 		return v.msg
+	}
+	if ks := v.noType; ks != nil {
+		return fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, v.doms))
 	}
 	if v.g == nil {
 		return v.why
@@ -427,6 +433,9 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // first alternative it can meet, so that it is counted, as placing the pod
 // assumes.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
+	if !slices.ContainsFunc(p.matched, func(g *group) bool { return g.kind == Spread && len(g.filterReqs) > 0 }) {
+		return pins // no node filter to settle (and no set to build)
+	}
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
 		if g.kind != Spread || len(g.filterReqs) == 0 {
@@ -771,7 +780,9 @@ func (t *Tracker) noTypeIn(p *Pod, active Active, ks *keyState, cands []int32) *
 			break
 		}
 	}
-	return &Violation{Kind: kind, Key: ks.key, why: fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, cands))}
+	// The message is made only when asked (the moves meet this refusal
+	// hundreds of thousands of times at 100,000 pods).
+	return &Violation{Kind: kind, Key: ks.key, noType: ks, doms: slices.Clone(cands)}
 }
 
 // narrow keeps, in place, the domains f allows; the domains it had are kept
