@@ -96,8 +96,10 @@ const (
 
 func (s *solver) totalPrice() float64 {
 	total := 0.0
-	for _, cl := range s.liveClaims() {
-		total += cl.price
+	for _, cl := range s.claims { // liveClaims' order, with no list made
+		if cl.live() {
+			total += cl.price
+		}
 	}
 	return total
 }
@@ -149,7 +151,13 @@ func (s *solver) byPods() []*claim {
 }
 
 func (s *solver) liveClaims() []*claim {
-	var out []*claim
+	n := 0
+	for _, cl := range s.claims {
+		if cl.live() {
+			n++
+		}
+	}
+	out := make([]*claim, 0, n)
 	for _, cl := range s.claims {
 		if !cl.dropped && len(cl.pods) > 0 {
 			out = append(out, cl)
