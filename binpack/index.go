@@ -318,6 +318,20 @@ func (x *Tables) MarkOfferedLeft(t int, f OfferFilter, left ReservationsLeft, zo
 	}
 }
 
+// ReservedOfferings returns the positions (for Offering) of type t's
+// available reserved offerings that f allows and whose reservation has room
+// per left, cheapest first.
+func (x *Tables) ReservedOfferings(t int, f OfferFilter, left ReservationsLeft) []int {
+	var out []int
+	for i, o := range x.offerings[t] { // sorted by price (NewCatalog)
+		if o.resID == "" || !f.allows(o) || (left != nil && left(o.resID) <= 0) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
 // HasReservation reports whether type t has an available offering in the
 // capacity reservation id.
 func (x *Tables) HasReservation(t int, id string) bool {

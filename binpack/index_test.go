@@ -801,3 +801,36 @@ func TestIndexConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexReservedOfferings(t *testing.T) {
+	t.Parallel()
+	x := newIndex(t)
+	left := func(n int) binpack.ReservationsLeft { return func(string) int { return n } }
+	tests := []struct {
+		name string
+		typ  int
+		reqs requirements.Requirements
+		left binpack.ReservationsLeft
+		want []offering
+	}{
+		{name: "reservation with room", typ: rLarge, left: left(1), want: []offering{{"z1", reserved, 0.01, "cr-1"}}},
+		{name: "nil ReservationsLeft: no reservation exhausted", typ: rLarge, want: []offering{{"z1", reserved, 0.01, "cr-1"}}},
+		{name: "exhausted reservation", typ: rLarge, left: left(0)},
+		{name: "zone not allowed", typ: rLarge, reqs: reqs(requirements.In(zone, "z2"))},
+		{name: "reservation excluded", typ: rLarge, reqs: reqs(requirements.DoesNotExist(resID))},
+		{name: "type without reservations", typ: tLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []offering
+			for _, i := range x.ReservedOfferings(tt.typ, binpack.NewOfferFilter(x, tt.reqs), tt.left) {
+				var o offering
+				o.Zone, o.CapacityType, o.Price, o.ReservationID = x.Offering(tt.typ, i)
+				got = append(got, o)
+			}
+			if diff := gocmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ReservedOfferings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

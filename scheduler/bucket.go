@@ -1,6 +1,10 @@
 package scheduler
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/nodeplan/nodeplan/topology"
+)
 
 // bucket holds the claims that share one requirement set, in the order they
 // joined it. A claim that comes back to a bucket joins it again, at the end,
@@ -48,6 +52,11 @@ func (s *solver) rebucket(cl *claim, id int32) {
 	s.unindex(cl)
 	cl.reqID = id
 	s.bucketFor(id).join(cl)
+	if len(cl.pods) > 0 && s.topo != nil {
+		// Pods that only soft anti-affinity counts are counted in every
+		// domain the claim can take: those may have changed.
+		s.topo.Rehost(&topology.Host{Hostname: cl.host, Requirements: s.reqs.info(id).reqs})
+	}
 }
 
 // join puts cl at the end of b (cl's bucket from then on); its earlier

@@ -49,3 +49,21 @@ func PhaseReport(pods []*corev1.Pod, pools []nodepool.NodePool, cat instancetype
 // WithWorkers sets how many goroutines a solve runs its independent work
 // on (tests only: the plan must not depend on it).
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// ImprovePrices runs the greedy placement of nodeplan's own plan, then the
+// improvement phase, and returns the plan's price before and after it
+// (tests only).
+func ImprovePrices(pods []*corev1.Pod, pools []nodepool.NodePool, cat instancetypes.Catalog, opts ...Option) (before, after float64, err error) {
+	cfg, err := resolveFor(cat, opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	s, err := newSolver(pods, pools, cat, cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.run()
+	before = s.totalPrice()
+	s.improve()
+	return before, s.totalPrice(), nil
+}

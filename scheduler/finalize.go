@@ -166,7 +166,8 @@ type option struct {
 
 // launch is what a NodeClaim launches: its options (cheapest first) and
 // their set, the chosen option and its offering, and how reservations are
-// counted for it from then on.
+// counted for it from then on. On several reservations (launchres.go),
+// resIDs lists them and resZones flags their zones.
 type launch struct {
 	opts             []option
 	set              binpack.TypeSet
@@ -175,6 +176,8 @@ type launch struct {
 	price            float64
 	left             binpack.ReservationsLeft
 	minValuesRelaxed bool
+	resIDs           []string
+	resZones         []bool
 }
 
 // finalizeClaim turns a claim into its NodeClaim: the instance-type options
@@ -278,8 +281,11 @@ func (s *solver) chooseLaunch(cl *claim, info *reqInfo, left binpack.Reservation
 		l.opts, l.set = inRes, resSet
 		return l, nil
 	}
-	// ...unless that breaks a minValues: then it launches off the
-	// reservation, with every option.
+	// ...unless that breaks a minValues: then it lists the types of more
+	// reservations, or else launches off the reservation, with every option.
+	if on, ok := s.launchOnReservations(cl, info, l); ok {
+		return on, nil
+	}
 	return s.launchOffReservation(cl, info, l)
 }
 
@@ -373,6 +379,9 @@ func (s *solver) claimRequirements(info *reqInfo, l *launch) requirements.Requir
 	zoneOK := make([]bool, len(s.idx.Zones()))
 	ctOK := make([]bool, len(s.idx.CapacityTypes()))
 	switch {
+	case len(l.resIDs) > 0:
+		copy(zoneOK, l.resZones)
+		ctOK[s.idx.CapacityTypeIndex(requirements.CapacityTypeReserved)] = true
 	case l.resID != "":
 		zoneOK[s.idx.ZoneIndex(l.zone)] = true
 		ctOK[s.idx.CapacityTypeIndex(requirements.CapacityTypeReserved)] = true
@@ -389,7 +398,11 @@ func (s *solver) claimRequirements(info *reqInfo, l *launch) requirements.Requir
 		requirements.In(requirements.LabelTopologyZone, pick(s.idx.Zones(), zoneOK)...),
 		requirements.In(requirements.LabelCapacityType, pick(s.idx.CapacityTypes(), ctOK)...))
 	if l.resID != "" {
-		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, l.resID),
+		ids := l.resIDs
+		if len(ids) == 0 {
+			ids = []string{l.resID}
+		}
+		reqs = reqs.Add(requirements.In(instancetypes.LabelReservationID, ids...),
 			requirements.In(requirements.LabelCapacityType, requirements.CapacityTypeReserved))
 	}
 	return reqs

@@ -189,6 +189,13 @@ func (s *solver) drainOtherTerms(budget *int) {
 	}
 }
 
+// drainWith empties cl, or leaves it as it was: when a pod cannot move,
+// the pods already moved go back. A pod that moved out under another
+// required node-affinity term comes back under the term cl's requirements
+// then imply, else the one it moved under; cl widened as its pods left, so
+// that may be a term whose types cost more than cl did (a small claim
+// turned large by the drain that failed to empty it). Then the pods that
+// changed term go back under the one they were placed under in cl.
 func (s *solver) drainWith(cl *claim, otherTerms bool, budget *int) {
 	for _, pp := range cl.pods {
 		if pp.cls.isolated {
@@ -197,19 +204,25 @@ func (s *solver) drainWith(cl *claim, otherTerms bool, budget *int) {
 	}
 	pods := bySizeDesc(cl.pods)
 	type move struct {
-		pp *pending
-		to *claim
+		pp    *pending
+		under placedAttempt
 	}
 	var moves []move
+	price := cl.price
 	for _, pp := range pods {
-		to := s.moveOut(pp, otherTerms, budget)
-		if to == nil {
+		under := pp.att
+		if s.moveOut(pp, otherTerms, budget) == nil {
 			for i := len(moves) - 1; i >= 0; i-- {
 				s.moveBack(moves[i].pp, cl)
 			}
+			for _, m := range moves {
+				if cl.price > price+priceEps && m.pp.claim == cl && m.pp.att.alt != m.under.alt {
+					s.moveBackUnder(m.pp, cl, m.under)
+				}
+			}
 			return
 		}
-		moves = append(moves, move{pp, to})
+		moves = append(moves, move{pp, under})
 	}
 }
 
@@ -383,7 +396,11 @@ func (s *solver) roomUnderOtherTerm(pp *pending, src *claim, budget *int) (attem
 // kube-scheduler, and the pod's requirements, pinned to its domains, are
 // checked against each bucket's.
 func (s *solver) roomFor(a attempt, src *claim, budget *int) (evaluation, bool) {
-	r := roomSearch{s: s, a: a, src: src, budget: budget, memo: s.moveMemo(a)}
+	r := roomSearch{s: s, a: a, src: src, avoid: s.moveAvoid, budget: budget}
+	if r.avoid == nil {
+		// A search that left another claim out proves nothing for later ones.
+		r.memo = s.moveMemo(a)
+	}
 	if !r.searchPool(src.pool) || len(s.pools) == 1 {
 		return r.best, r.found
 	}
@@ -420,6 +437,7 @@ type roomSearch struct {
 	s      *solver
 	a      attempt
 	src    *claim
+	avoid  *claim // a claim left out too (solver.moveAvoid)
 	budget *int
 	memo   *moveMemo // the attempt's (moveMemo); bm is it for the current bucket, or nil
 	bm     *moveMemo
@@ -515,7 +533,7 @@ func (r *roomSearch) visit(e slackEntry) bool {
 // goes on.
 func (r *roomSearch) visitClaim(cl *claim) bool {
 	s, c := r.s, r.a.c
-	if cl == r.src || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
+	if cl == r.src || cl == r.avoid || !cl.used.FitsSum(&c.requests, &cl.pool.usable[cl.typ]) {
 		return true
 	}
 	if !r.checked {
@@ -634,7 +652,12 @@ func (s *solver) noRoomHolds(m noRoom, b *bucket) bool {
 
 // moveBack returns pp to claim dst (undoing a move from dst to another
 // claim or to an existing node), refitting dst.
-func (s *solver) moveBack(pp *pending, dst *claim) {
+func (s *solver) moveBack(pp *pending, dst *claim) { s.moveBackUnder(pp, dst, pp.att) }
+
+// moveBackUnder is moveBack with the pod held under its required term and
+// relaxation level of under first (backUnder), where it is now held under
+// another.
+func (s *solver) moveBackUnder(pp *pending, dst *claim, under placedAttempt) {
 	c := pp.cls
 	a, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)
 	fromHost := s.hostOf(pp)
@@ -649,7 +672,13 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 	}
 	need := dst.used.Add(c.requests)
 	ports := append(slices.Clone(dst.ports), c.ports...)
-	a, id := s.backUnder(a, dst)
+	back := a
+	if under.alt != pp.att.alt || under.level != pp.att.level {
+		if b, ok := s.newAttempt(c, under.alt, under.level, false); ok {
+			back = b
+		}
+	}
+	back, id := s.backUnder(back, dst)
 	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 	if !ok {
 		// Cannot happen: dst held the pod before. Keep the pod where it is.
@@ -664,7 +693,7 @@ func (s *solver) moveBack(pp *pending, dst *claim) {
 		return
 	}
 	s.undrop(dst)
-	s.commit(pp, a, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
+	s.commit(pp, back, evaluation{claim: dst, pool: dst.pool, reqID: id, typ: t, pos: pos, price: price, need: need})
 }
 
 // backUnder returns the attempt a pod going back to claim dst is held
@@ -724,6 +753,7 @@ func (s *solver) reattach(pp *pending, cl *claim) {
 // what is left; an emptied claim is dropped and its limits refunded.
 func (s *solver) detach(pp *pending) {
 	cl := pp.claim
+	s.note(cl)
 	i := slices.Index(cl.pods, pp)
 	cl.pods = slices.Delete(cl.pods, i, i+1)
 	cl.used = cl.used.Sub(pp.cls.requests)

@@ -12,6 +12,7 @@ import (
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // Memo keeps, from one Solve to the next, what Solve derives from the
@@ -19,11 +20,12 @@ import (
 // taints pass the API server's checks, its labels and requirements as the
 // schema reads them (both by the address of the node's labels map and
 // taints, so that copies of a node share them), a bound pod's requests (by
-// the pod's address). A caller that solves many times over mostly the same
-// node and pod objects (a disruption planner simulating moves over the
-// cluster) passes one Memo to each Solve with [WithMemo], and Solve then
-// derives those facts once per object rather than once per plan of every
-// call.
+// the pod's address), the label selectors of pods' topology terms as
+// parsed (by the selector's address). A caller that solves many times
+// over mostly the same node and pod objects (a disruption planner
+// simulating moves over the cluster) passes one Memo to each Solve with
+// [WithMemo], and Solve then derives those facts once per object rather
+// than once per plan of every call.
 //
 // The caller promises never to modify a node or pod object once a Solve
 // with the Memo has read it, nor a node's labels map or taints (make new
@@ -38,12 +40,15 @@ type Memo struct {
 	valid map[validKey]bool
 	pods  map[*corev1.Pod]corev1.ResourceList
 	pvs   map[*corev1.PersistentVolume]bool
+	// selectors are the label selectors of pods' topology terms as
+	// topology parsed them (by the selector's address).
+	selectors *topology.Selectors
 }
 
 // NewMemo returns an empty Memo.
 func NewMemo() *Memo {
 	return &Memo{nodes: map[nodeMemoKey]*nodeFacts{}, valid: map[validKey]bool{}, pods: map[*corev1.Pod]corev1.ResourceList{},
-		pvs: map[*corev1.PersistentVolume]bool{}}
+		pvs: map[*corev1.PersistentVolume]bool{}, selectors: topology.NewSelectors()}
 }
 
 // WithMemo makes Solve read and fill m (see [Memo]). A nil m is no option.
@@ -53,9 +58,10 @@ func WithMemo(m *Memo) Option {
 
 // Len is the number of objects m holds facts about.
 func (m *Memo) Len() int {
+	n := m.selectors.Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs)
+	return len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + n
 }
 
 // nodeMemoKey is what a node's facts depend on: its labels map (by

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -274,4 +276,39 @@ func holds(alloc, need corev1.ResourceList) bool {
 		}
 	}
 	return true
+}
+
+// TestImproveNeverRaisesPrice: the improvement phase only keeps moves that
+// cost nothing (a pod moves where it costs no more, a merge or an emptied
+// claim that saves) and undoes the rest, so the plan it ends with never
+// costs more than the greedy plan it started from (an undone drain once
+// took a pod back under another required node-affinity term, on a dearer
+// type).
+func TestImproveNeverRaisesPrice(t *testing.T) {
+	t.Run("drain-undo", func(t *testing.T) {
+		dir := filepath.Join("..", "testdata", "scenarios", "never-worse-drain-undo-keeps-claim")
+		in, err := manifest.Load(dir)
+		require.NoError(t, err)
+		data, err := os.ReadFile(filepath.Join(dir, "catalog.json"))
+		require.NoError(t, err)
+		cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
+		require.NoError(t, err)
+		before, after, err := scheduler.ImprovePrices(in.Pods, in.NodePools, cat, in.Options()...)
+		require.NoError(t, err)
+		if after > before+1e-9 {
+			t.Errorf("the improvement raised the price from $%.4f/h to $%.4f/h", before, after)
+		}
+	})
+	cats := propertyCatalogs(t)
+	for i := range neverWorseCases() {
+		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
+			t.Parallel()
+			in := inputWithout(cats, i, propertySeed+4)
+			before, after, err := scheduler.ImprovePrices(in.pods, in.pools, in.catalog.cat, in.options()...)
+			require.NoError(t, err)
+			if after > before+1e-9 {
+				t.Errorf("the improvement raised the price from $%.4f/h to $%.4f/h", before, after)
+			}
+		})
+	}
 }

@@ -125,9 +125,18 @@ type config struct {
 	// only for the plan Solve makes when pods were left unplaced and some
 	// NodePool has minValues.
 	minValuesPins bool
+	// densePins makes topology pin a claim, on a key that is an instance
+	// type's label, to the domain where the pod's class packs cheapest per
+	// pod (densepins.go); set only for the plan Solve makes when a
+	// topology group counts on such a key.
+	densePins bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// ownersLast queues the owners of a required spread that counts other
+	// pending pods after all others; set only for the plan Solve makes
+	// when pods such a spread counts were left unplaced (ownerslast.go).
+	ownersLast bool
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// shared is the existing nodes as the plans of one solve share them

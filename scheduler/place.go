@@ -49,6 +49,8 @@ type claim struct {
 	hostDom topology.HostnameDomain
 	// mark is the solver's mark when a search last saw the claim.
 	mark uint64
+	// launched is the node the claim last launched as (plandomains.go).
+	launched *launchMemo
 }
 
 // evaluation is a candidate placement, computed without side effects.
@@ -331,7 +333,9 @@ func better(a, b evaluation) bool {
 // the recent ones), at most claimsExamined in all, stopping at the first
 // claim the pod fits without growing. A claim that refuses the pod for good
 // (resources at the largest type, host ports, required anti-affinity) and
-// sits at the front of its bucket is skipped by the pod's class from then on.
+// sits at the front of its bucket is skipped by the pod's class from then on,
+// and so is a bucket none of whose types holds the pod alone, without
+// examining its claims.
 func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (evaluation, bool) {
 	c := a.c
 	q := claimSearch{a: a, maxDelta: maxDelta, grow: s.growScratch[:0]}
@@ -345,6 +349,15 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		be, ok, perm := s.evalBucket(a, b)
 		if !ok {
 			if perm {
+				c.cursors[ck] = len(b.claims)
+			}
+			continue
+		}
+		if !c.requests.Fits(be.maxUsable) {
+			// No type of the bucket holds the pod even alone (a resource
+			// none of them has): none of its claims can take it, and
+			// examining them would spend the budget the other buckets need.
+			if !be.pinned {
 				c.cursors[ck] = len(b.claims)
 			}
 			continue
@@ -401,7 +414,7 @@ func (s *solver) scanBucket(q *claimSearch, b *bucket, be *bucketEval, cur int) 
 			continue
 		}
 		cl := b.claims[i]
-		if cl == s.avoidClaim {
+		if cl == s.avoidClaim || cl == s.emptying {
 			continue // not refused for good
 		}
 		q.examined++
@@ -468,7 +481,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	if a.c.topo.Relevant() {
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided}
-		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c.requests), topology.ExceptHostname)
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -552,7 +565,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	if c.topo.Relevant() {
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
-		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c.requests))
+		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c))
 		if v != nil {
 			return evaluation{}, false
 		}
@@ -750,7 +763,8 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // pod can launch, and among equally loaded domains to the cheapest. With
 // minValuesPins a domain pin (key set) whose types fall short of the
 // NodePool's minValues is +Inf too.
-func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
+func (s *solver) ranker(id int32, c *class) topology.Ranker {
+	need := c.requests
 	return func(pins []requirements.Requirement, key, value string) float64 {
 		if key == requirements.LabelHostname {
 			return 0
@@ -759,7 +773,11 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 			return math.Inf(1) // Karpenter launches no NodeClaim into an empty label value
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
+		dense := s.densePin(c, key)
 		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
+		if dense {
+			mk.pods = len(c.pods) - c.placedN
+		}
 		if r, ok := ranks[mk]; ok {
 			return r
 		}
@@ -767,7 +785,12 @@ func (s *solver) ranker(id int32, need binpack.Vec) topology.Ranker {
 		if key != "" {
 			all = append(all, requirements.In(key, value))
 		}
-		r := s.domainPrice(id, all, need)
+		var r float64
+		if dense {
+			r = s.domainPricePerPod(id, all, need, mk.pods)
+		} else {
+			r = s.domainPrice(id, all, need)
+		}
 		if s.cfg.minValuesPins && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
@@ -906,6 +929,7 @@ func typeHasLabels(labels map[string]string, pins []requirements.Requirement) bo
 func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c := a.c
 	cl := ev.claim
+	s.note(cl)
 	if cl == nil {
 		cl = &claim{id: len(s.claims), pool: ev.pool, reqID: -1}
 		cl.host = fmt.Sprintf("nodeplan-claim-%d", cl.id)

@@ -22,7 +22,9 @@ import (
 // places is kept only if every placed pod's required topology still holds
 // on the plan's nodes as they then launch; else the pod and its node
 // return to what they were. Then it empties the claims it can into the
-// others (planempty.go).
+// others (planempty.go). Before all that, a pod whose hostname affinity
+// targets all sit in domains its other rules refuse joins one moved to
+// another domain (beside_across.go).
 
 // closePlan runs the last phase on the plan Solve keeps: only on that one,
 // so that the plans compared, and which of them is kept, are those of the
@@ -37,6 +39,7 @@ func (s *solver) closePlan() {
 		}
 		s.final = nil
 	}
+	s.placeAcross()
 	s.placeInPlanDomains()
 	s.emptyInPlan()
 }
@@ -217,7 +220,7 @@ func (s *solver) newPlanNodes() (*planNodes, bool) {
 			if !cl.live() || (s.hasReservations && (cl.resID != "") != holders) || (!s.hasReservations && !holders) {
 				continue
 			}
-			n, resID, price, ok := s.launchNode(cl, left)
+			n, resID, price, ok := s.launchMemoized(cl, left)
 			if !ok {
 				return nil, false
 			}
@@ -249,4 +252,32 @@ func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology
 	_, labels := s.claimLabels(cl, s.claimRequirements(info, &l), &l)
 	labels[requirements.LabelHostname] = cl.host
 	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, l.price, true
+}
+
+// launchMemo is a claim's launch as launchNode made it, with the state it
+// was made from: without capacity reservations a claim launches the same
+// while its requirements, requests, charge and ports are the same.
+type launchMemo struct {
+	reqID         int32
+	used, charged binpack.Vec
+	ports         []hostPort
+	node          *topology.Node // shared with the plan's nodes: read only
+	price         float64
+}
+
+// launchMemoized is launchNode, taken from the claim's memo when its state
+// has not changed since (never with reservations, whose places depend on
+// the order claims launch in).
+func (s *solver) launchMemoized(cl *claim, left binpack.ReservationsLeft) (*topology.Node, string, float64, bool) {
+	if s.hasReservations {
+		return s.launchNode(cl, left)
+	}
+	if m := cl.launched; m != nil && m.reqID == cl.reqID && m.used == cl.used && m.charged == cl.charged && slices.Equal(m.ports, cl.ports) {
+		return m.node, "", m.price, true
+	}
+	n, resID, price, ok := s.launchNode(cl, left)
+	if ok {
+		cl.launched = &launchMemo{reqID: cl.reqID, used: cl.used, charged: cl.charged, ports: slices.Clone(cl.ports), node: n, price: price}
+	}
+	return n, resID, price, ok
 }

@@ -18,13 +18,33 @@ import (
 // of the claim to the plan's other nodes (never new ones), and keeps the
 // moves only when every placed pod's required topology holds on the nodes
 // as they then launch and the plan's price drops; else everything goes
-// back. Only a claim whose pods own no topology rules (others' rules
-// merely count them) is emptied, so that no pod's own spread finds fewer
-// domains than it was planned with. Inputs with reservations are left
-// alone (a claim's price there depends on the order claims launch in).
+// back. Inputs with reservations are left alone (a claim's price there
+// depends on the order claims launch in).
+//
+// Two passes. The first empties only claims whose pods own no topology
+// rules (others' rules merely count them), each pod moving to a node with
+// room for it. The second also empties claims whose pods carry spread
+// constraints or anti-affinity (a spread's owner left alone on a claim in
+// a domain the plan can do without: while planning every zone a NodePool
+// offers was a domain, and a zone spread with minDomains sent the owner to
+// a zone no other node is in), makes room for a pod on a node of the plan
+// by moving others off it (planroom.go), and keeps the moves only if every
+// spread of the claim's pods still reaches as many domains as before (its
+// pods are not collapsed into fewer zones or nodes: the spread is not
+// defeated, only moved to domains the plan has anyway). The first pass
+// runs alone first so that the plan it makes is never lost to a greedy
+// step of the second, whose work is bounded by the pods (emptyWideWork). A
+// pod that follows others (required pod affinity) or that others follow on
+// hostname is never moved.
+
+// emptyWideWork bounds the work of the second pass: each claim it tries
+// checks every placed pod's topology again, so it tries at most
+// emptyWideWork / (pending pods) claims (all roomHosts up to 300 pods, 38
+// at 2,000).
+const emptyWideWork = roomHosts * 300
 
 // emptyInPlan tries to empty each claim of the plan into the others, the
-// cheapest first.
+// cheapest first, in both passes.
 func (s *solver) emptyInPlan() {
 	if len(s.pending) > planDomainsMaxPods || !s.topo.HasSpread() || s.hasReservations || len(s.liveClaims()) < 2 {
 		return
@@ -34,66 +54,160 @@ func (s *solver) emptyInPlan() {
 		return
 	}
 	defer reopen()
-	budget := roomHosts
-	for _, cl := range s.byPrice() {
-		if budget <= 0 {
-			return
+	for _, wide := range []bool{false, true} {
+		budget, room := roomHosts, 0
+		if wide {
+			budget, room = min(roomHosts, emptyWideWork/len(s.pending)), roomHosts
 		}
-		if !cl.live() {
-			continue
-		}
-		budget--
-		if !s.emptyClaim(cl, pn) {
-			return
+		for _, cl := range s.byPrice() {
+			if budget <= 0 {
+				break
+			}
+			if !cl.live() {
+				continue
+			}
+			budget--
+			if !s.emptyClaim(cl, pn, wide, &room) {
+				return
+			}
 		}
 	}
 }
 
+// emptyTry is one attempt at emptying a claim: the moves that take its pods
+// off, and the room made on another node for some of them (by the index of
+// the move it was made for).
+type emptyTry struct {
+	roomTry
+	rooms map[int]*roomTry
+}
+
 // emptyClaim moves every pod of cl to the plan's other nodes, the largest
-// first, and keeps the moves when the plan is then valid and cheaper. ok is
-// false when the plan's nodes cannot be known again after an undo (the
-// phase then stops).
-func (s *solver) emptyClaim(cl *claim, pn *planNodes) (ok bool) {
-	if slices.ContainsFunc(cl.pods, ownsTopology) {
+// first, and keeps the moves when the plan is then valid and cheaper, and
+// the spreads of its pods reach as many domains as before; wide is the
+// second pass (above), room counts the nodes room may still be made on.
+// ok is false when the plan's nodes cannot be known again after an undo
+// (the phase then stops).
+func (s *solver) emptyClaim(cl *claim, pn *planNodes, wide bool, room *int) (ok bool) {
+	if slices.ContainsFunc(cl.pods, func(q *pending) bool { return ownsTopology(q, wide) }) {
 		return true
 	}
+	reach := s.spreadReach(cl.pods)
 	before, placed := s.totalPrice(), s.placed()
 	s.topo.CloseDomains(withoutNode(pn.nodes, cl.host))
-	rt := &roomTry{cl: cl, state: s.snapshot(cl)}
-	if s.moveAllOff(rt) {
+	et := &emptyTry{roomTry: roomTry{cl: cl, state: s.snapshot(cl)}}
+	if s.moveAllOff(et, room) {
 		fresh, ok := s.newPlanNodes()
 		if ok && len(fresh.nodes) == len(pn.nodes)-1 {
 			s.topo.CloseDomains(fresh.nodes)
-			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps {
+			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps && s.reachKept(reach) {
 				*pn = *fresh
 				return true
 			}
 		}
 	}
 	s.undrop(cl)
-	s.putBackAll(rt)
+	s.undoEmpty(et)
 	return s.relaunch(pn)
 }
 
 // moveAllOff moves every pod off the try's claim to other nodes or claims
-// of the plan, none relaxing more preferences than it did; false at the
-// first that cannot (the moves made stay in rt for putBackAll).
-func (s *solver) moveAllOff(rt *roomTry) bool {
-	for _, q := range bySizeDesc(rt.cl.pods) {
-		if !s.moveOff(q, rt) {
+// of the plan, making room there when it must, none relaxing more
+// preferences than it did; false at the first that cannot (the moves made
+// stay in et for undoEmpty).
+func (s *solver) moveAllOff(et *emptyTry, room *int) bool {
+	s.emptying = et.cl
+	defer func() { s.emptying = nil }()
+	for _, q := range bySizeDesc(et.cl.pods) {
+		if !s.moveOff(q, &et.roomTry) && !s.moveOffWithRoom(q, et, room) {
 			return false
 		}
-		if m := rt.moved[len(rt.moved)-1]; len(q.relaxed) > len(m.relaxed) {
+		if m := et.moved[len(et.moved)-1]; len(q.relaxed) > len(m.relaxed) {
 			return false
 		}
 	}
-	return rt.cl.dropped
+	return et.cl.dropped
 }
 
-// ownsTopology reports whether a pod has topology rules of its own, or
-// others follow it on hostname (see above).
-func ownsTopology(q *pending) bool {
-	return q.cls.topo != nil && (len(q.cls.topo.Terms) > 0 || !q.cls.topo.Movable())
+// moveOffWithRoom moves q off the claim being emptied to a node or claim of
+// the plan once other pods moved off that one (planroom.go); false (q back
+// where it was) when none takes it.
+func (s *solver) moveOffWithRoom(q *pending, et *emptyTry, room *int) bool {
+	if *room <= 0 {
+		return false
+	}
+	a, _ := s.newAttempt(q.cls, q.att.alt, q.att.level, false)
+	m := movedPod{q: q, att: q.att, relaxed: q.relaxed, active: a.active, from: q.claim, host: s.hostOf(q)}
+	s.topo.Unrecord(q.cls.topo, a.active, &m.host)
+	s.frozen = q.claim
+	s.detach(q)
+	s.frozen = nil
+	m.dstSnaps = s.claimSnapshots()
+	rt, ok := s.placeWithRoom(q, room)
+	et.moved = append(et.moved, m)
+	if !ok {
+		s.putBack(m, &et.roomTry)
+		et.moved = et.moved[:len(et.moved)-1]
+		return false
+	}
+	if et.rooms == nil {
+		et.rooms = map[int]*roomTry{}
+	}
+	et.rooms[len(et.moved)-1] = rt
+	return true
+}
+
+// undoEmpty returns every pod the try moved, last first, with the pods
+// moved to make room for it, and the claim to its state.
+func (s *solver) undoEmpty(et *emptyTry) {
+	for i := len(et.moved) - 1; i >= 0; i-- {
+		s.putBack(et.moved[i], &et.roomTry)
+		if r := et.rooms[i]; r != nil {
+			s.putBackAll(r)
+		}
+	}
+	et.moved = nil
+	s.restore(et.cl, et.state)
+}
+
+// ownsTopology reports whether a pod has topology rules of its own (in the
+// second pass: follows others, by required pod affinity), or others follow
+// it on hostname (see above).
+func ownsTopology(q *pending, wide bool) bool {
+	t := q.cls.topo
+	if t == nil {
+		return false
+	}
+	if wide {
+		return t.FollowsPods() || !t.Movable()
+	}
+	return len(t.Terms) > 0 || !t.Movable()
+}
+
+// spreadReach is how far the spreads of the given pods' classes reach
+// (topology.SpreadReach), by class.
+func (s *solver) spreadReach(pods []*pending) map[*class][]int {
+	out := map[*class][]int{}
+	for _, q := range pods {
+		if q.cls.topo != nil && len(q.cls.topo.Terms) > 0 {
+			out[q.cls] = s.topo.SpreadReach(q.cls.topo)
+		}
+	}
+	return out
+}
+
+// reachKept reports whether every spread of reach's classes still reaches
+// as many domains as it did.
+func (s *solver) reachKept(reach map[*class][]int) bool {
+	for c, was := range reach {
+		now := s.topo.SpreadReach(c.topo)
+		for i := range was {
+			if now[i] < was[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // withoutNode is nodes without the one named host.

@@ -82,7 +82,7 @@ func (s *solver) roomOnHosts(pp *pending, a attempt, budget *int) (*roomTry, boo
 		if *budget <= 0 {
 			return nil, false
 		}
-		if !s.poolTolerated(a.c, cl.pool, a.level) || s.reqs.compat(cl.reqID, a.reqID) < 0 || !s.topoAllows(a, s.claimHost(cl)) {
+		if cl == s.emptying || !s.poolTolerated(a.c, cl.pool, a.level) || s.reqs.compat(cl.reqID, a.reqID) < 0 || !s.topoAllows(a, s.claimHost(cl)) {
 			continue
 		}
 		*budget--

@@ -20,7 +20,9 @@ import (
 //   - nodeplan's own plan, always;
 //   - Karpenter's packing: pods queued by size, each joining a planned
 //     claim that takes it (whatever it grows to) before a new one, then
-//     improved like nodeplan's own (up to joinPlannedMaxPods pods);
+//     improved like nodeplan's own (up to joinPlannedMaxPods pods); as in
+//     Karpenter, a claim is not pinned to a zone for another pod's
+//     preferred anti-affinity (topology.Tracker.LeaveSoftTargetsOpen);
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
@@ -38,20 +40,38 @@ import (
 //   - when pods are left unplaced and a NodePool has minValues, a plan
 //     whose topology pins claims only to domains where their types meet
 //     them (the cheapest domain may leave too few);
+//   - when pods are left unplaced and a topology group counts on an
+//     instance type's label (instance size, family), a plan that pins the
+//     claims of the pods it counts to the domain where their class packs
+//     cheapest per pod, not the one cheapest for the first pod alone
+//     (densepins.go), kept only when it places more pods;
 //   - when pods are left unplaced although a NodePool or node could take
 //     them, a plan that queues those pods first (the room that others took
 //     before them is then theirs).
 //
+// "Left unplaced" is by nodeplan's own plan: where Karpenter's packing
+// places every pod, those plans may place them all too, for less.
+//
 // Plans share nothing mutable and are made on goroutines of their own.
+//
+// Then, when the plan kept, closed, leaves pods unplaced that a required
+// spread of other placed pods counts, a plan that queues the spread's
+// owners after all others replaces it if it places more (ownerslast.go).
 
 // bestOf makes the plans, and returns the best with what it left out
-// placed on its own nodes (plandomains.go).
+// placed on its own nodes (plandomains.go), then its claims drained by
+// ejection where that makes it cheaper (eject.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
 	best.closePlan()
+	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	best.ejectLast()
 	return best, nil
 }
 
@@ -93,38 +113,51 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		alt.karpenterRelaxation = true
 		more = append(more, alt)
 	}
-	// Not with capacity reservations: a claim that grows into a reserved
-	// offering may find it used up only when the plan is finalised.
-	if len(s.pending) <= joinPlannedMaxPods && !s.honorsPreferences() && !s.hasReservations {
+	// With capacity reservations too: a claim that grows into a reserved
+	// offering may find it used up only when the plan is finalised, and
+	// bestPlan judges every plan as it launches then.
+	if len(s.pending) <= joinPlannedMaxPods && !s.honorsPreferences() {
 		join := cfg
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
-	if err != nil || best.placed() == len(best.pending) {
+	if err != nil || own.placed() == len(own.pending) {
 		return best, err
+	}
+	// The plans below are made when nodeplan's own plan left pods
+	// unplaced, even where Karpenter's packing placed them all: they may
+	// place them too, for less.
+	judge := own
+	if best.placed() < len(best.pending) {
+		judge = best
 	}
 	more = more[:0]
 	// The plans for limits start from nodeplan's own config: Karpenter's
 	// charging of NodeClaims (karpenterRelaxation) spends limits faster.
-	if best.fillMayHelp() {
+	if judge.fillMayHelp() {
 		fill := s.cfg
 		fill.fillBounded = true
 		more = append(more, fill)
 	}
-	if best.limitsLeftPods() && len(best.pending) <= alternativeMaxPods {
+	if judge.limitsLeftPods() && len(judge.pending) <= alternativeMaxPods {
 		pack := s.cfg
 		pack.packLargest, pack.fillBounded = true, true
 		more = append(more, pack)
 	}
-	if best.minValuesMayPin() && len(best.pending) <= alternativeMaxPods {
+	if judge.minValuesMayPin() && len(judge.pending) <= alternativeMaxPods {
 		pins := s.cfg
 		pins.minValuesPins = true
 		more = append(more, pins)
 	}
-	if best.reorderMayHelp() && len(best.pending) <= alternativeMaxPods {
+	if judge.countsOnTypeLabel() && len(judge.pending) <= alternativeMaxPods {
+		dense := s.cfg
+		dense.densePins = true
+		more = append(more, dense)
+	}
+	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
-		first.first = best.unplacedNames()
+		first.first = judge.unplacedNames()
 		more = append(more, first)
 	}
 	if len(more) == 0 {
@@ -207,9 +240,10 @@ func (s *solver) plan() {
 }
 
 // bestPlan returns the plan that places the most pods; among plans that
-// place the same pods, the cheapest; else the first. Two plans that place as
-// many pods but not the same ones are not compared on price: which pods run
-// is the queue's decision (size, then name), not the price's.
+// place the same pods, the cheapest (but the densePins plan, which wins
+// only by pods); else the first. Two plans that place as many pods but
+// not the same ones are not compared on price: which pods run is the
+// queue's decision (size, then name), not the price's.
 func bestPlan(plans []*solver) *solver {
 	best := plans[0]
 	if len(plans) > 1 && best.finalMayDrop() {
@@ -223,7 +257,7 @@ func bestPlan(plans []*solver) *solver {
 	bp, bc := best.placed(), best.planPrice()
 	for _, p := range plans[1:] {
 		n, c := p.placed(), p.planPrice()
-		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p)) {
+		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p) && !p.cfg.densePins) {
 			best, bp, bc = p, n, c
 		}
 	}

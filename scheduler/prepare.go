@@ -417,17 +417,28 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 // initialisedFirst returns the nodes, initialised ones first
 // (nodepool.IsInitialized), each part by name.
 func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
-	out := slices.Clone(nodes)
-	slices.SortStableFunc(out, func(a, b *corev1.Node) int {
-		ai, bi := nodepool.IsInitialized(a), nodepool.IsInitialized(b)
-		if ai != bi {
-			if ai {
+	// IsInitialized reads labels: once per node, not once per comparison.
+	type entry struct {
+		n    *corev1.Node
+		init bool
+	}
+	es := make([]entry, len(nodes))
+	for i, n := range nodes {
+		es[i] = entry{n, nodepool.IsInitialized(n)}
+	}
+	slices.SortStableFunc(es, func(a, b entry) int {
+		if a.init != b.init {
+			if a.init {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.Name, b.Name)
+		return strings.Compare(a.n.Name, b.n.Name)
 	})
+	out := make([]*corev1.Node, len(es))
+	for i, e := range es {
+		out[i] = e.n
+	}
 	return out
 }
 

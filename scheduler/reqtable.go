@@ -53,6 +53,7 @@ type rankKey struct {
 	key, value string
 	need       binpack.Vec
 	pins       string // the other keys' domains chosen with it (pinsKey)
+	pods       int    // densePins: the class's pods left to place
 }
 
 // topoMemos returns the info's topology memos, emptied when reservations

@@ -34,7 +34,12 @@ type existingShare struct {
 	err     error
 }
 
-func newExistingShare() *existingShare {
+// newExistingShare makes a solve's share; with a Memo, its trackers parse
+// label selectors through the Memo's.
+func newExistingShare(memo *Memo) *existingShare {
+	if memo != nil {
+		return &existingShare{matches: topology.NewMatchesWith(memo.selectors)}
+	}
 	return &existingShare{matches: topology.NewMatches()}
 }
 

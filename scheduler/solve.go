@@ -54,6 +54,8 @@ type solver struct {
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
 	avoidNode       *existingNode           // a node placement skips (making room on it)
 	avoidClaim      *claim                  // a claim placement skips (making room on it)
+	lastOwners      map[*class]bool         // countsOthers' memo (ownerslast.go)
+	emptying        *claim                  // a claim placement skips (the last phase empties it)
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
@@ -61,6 +63,13 @@ type solver struct {
 	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
 	// finalises every plan when finalisation may drop a claim).
 	final []NodeClaim
+	// The drain by ejection (eject.go): the claim the moves' room search
+	// leaves out (the claim being drained), and the journal of the claims
+	// its moves changed, with where the open journal begins.
+	moveAvoid   *claim
+	journal     []journalEntry
+	journaling  bool
+	journalFrom int
 }
 
 // Solve plans NodeClaims for pending pods: it places each pod on an existing
@@ -80,7 +89,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
-	cfg.shared = newExistingShare()
+	cfg.shared = newExistingShare(cfg.memo)
 	s, err := bestOf(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
@@ -106,7 +115,8 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
-	ignore.shared = newExistingShare()
+	ignore.ownersLast = false
+	ignore.shared = newExistingShare(ignore.memo)
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
 		return nil, err
@@ -211,6 +221,13 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		matches = s.cfg.shared.matches // the plans share existingPods
 	}
 	s.topo = topology.NewSharing(s.schema, s.sources(), s.namespaceLabels(), existingPods, matches)
+	if s.cfg.joinPlanned {
+		// Karpenter's packing leaves a NodeClaim open on a zone where only
+		// other pods' preferred anti-affinity counts its pods, as Karpenter
+		// does: later pods that need one zone can still join it.
+		s.topo.LeaveSoftTargetsOpen()
+		s.topo.BalanceAhead()
+	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {
@@ -397,7 +414,9 @@ func (s *solver) queue() []*pending {
 // isolated pods (but in the plan that fills bounded NodePools, where a node
 // of its own spends the limits fastest, and in the plan that relaxes
 // preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
-// NodePools, the smallest share of a limit first, else largest first.
+// NodePools, the smallest share of a limit first, else largest first. In
+// the owners-last plan, the owners of a required spread that counts other
+// pending pods come after all others (ownerslast.go).
 func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	if fa, fb := s.cfg.first[a.name], s.cfg.first[b.name]; fa != fb {
 		if fa {
@@ -406,6 +425,14 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 		return 1
 	} else if fa {
 		return smallerFirst(a, b) // the most of them fit smallest first
+	}
+	if s.cfg.ownersLast {
+		if la, lb := s.countsOthers(a.cls), s.countsOthers(b.cls); la != lb {
+			if lb {
+				return -1
+			}
+			return 1
+		}
 	}
 	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.karpenterRelaxation {
 		if ia {

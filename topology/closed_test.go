@@ -73,3 +73,55 @@ func TestCloseDomains(t *testing.T) {
 		})
 	}
 }
+
+// TestSpreadReach: a pod's spreads reach the domains that hold a pod their
+// group selects, per spread term in order; recording the pod in a new
+// domain reaches one more, and undoing it one fewer.
+func TestSpreadReach(t *testing.T) {
+	t.Parallel()
+	n1, n2, n3 := zoneNode("n1", zoneA), zoneNode("n2", zoneA), zoneNode("n3", zoneB)
+	tr := topology.New(requirements.DefaultSchema(),
+		[]topology.Source{zonePool(), nodeSource(n1), nodeSource(n2), nodeSource(n3)}, nil,
+		[]topology.ExistingPod{bound(n1, web), bound(n2, web), bound(n3, map[string]string{"app": "db"})})
+	pod := register(t, tr, specOf(testutil.Pod("web").Label("app", "web").
+		Spread(zoneKey, 1, corev1.DoNotSchedule, web).
+		PodAntiAffinity(hostKey, map[string]string{"app": "db"}).
+		Spread(hostKey, 1, corev1.ScheduleAnyway, web).Obj()))[0]
+	if diff := gocmp.Diff([]int{1, 2}, tr.SpreadReach(pod)); diff != "" {
+		t.Errorf("before (-want +got):\n%s", diff)
+	}
+	host := zonalClaim("c", zoneC)
+	tr.Record(pod, allTerms, host)
+	if diff := gocmp.Diff([]int{2, 3}, tr.SpreadReach(pod)); diff != "" {
+		t.Errorf("recorded in zone c (-want +got):\n%s", diff)
+	}
+	tr.Unrecord(pod, allTerms, host)
+	if diff := gocmp.Diff([]int{1, 2}, tr.SpreadReach(pod)); diff != "" {
+		t.Errorf("unrecorded (-want +got):\n%s", diff)
+	}
+}
+
+// TestFollowsPods: only a required pod affinity makes a pod follow others.
+func TestFollowsPods(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		pod  *testutil.PodBuilder
+		want bool
+	}{
+		{name: "spread only", pod: testutil.Pod("p").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web)},
+		{name: "required anti-affinity", pod: testutil.Pod("p").Label("app", "web").PodAntiAffinity(hostKey, web)},
+		{name: "preferred affinity", pod: testutil.Pod("p").Label("app", "web").PreferredPodAffinity(10, zoneKey, web)},
+		{name: "required affinity", pod: testutil.Pod("p").Label("app", "web").PodAffinity(zoneKey, web), want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+			pod := register(t, tr, specOf(tc.pod.Obj()))[0]
+			if got := pod.FollowsPods(); got != tc.want {
+				t.Errorf("FollowsPods() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -23,7 +23,10 @@
 // could land in several zones) is pinned to one domain as soon as a pod that
 // any group counts is placed on it, so counts are always exact: a pod is
 // never counted in several zones, and never blocks every zone it might land
-// in. Placements that a group counts but does not own are also kept within
+// in. The one exception is asked for with LeaveSoftTargetsOpen (the plan
+// that packs like Karpenter does): a pod that only other pods' preferred
+// anti-affinity counts on a key leaves its claim open there, counted in
+// every domain the claim may still take (loose.go). Placements that a group counts but does not own are also kept within
 // the skew of the owners already in that domain, so a plan stays valid in
 // whatever order kube-scheduler binds its pods.
 //

@@ -35,6 +35,9 @@ type Pod struct {
 	keys    []string
 	// keyStates holds the tracker's state of each of keys (Finish).
 	keyStates []*keyState
+	// loose marks each of keys on which only loose groups count the pod
+	// (loose.go): a check never pins a NodeClaim there.
+	loose []bool
 }
 
 // Isolated reports whether the pod has a required anti-affinity to itself
@@ -97,6 +100,7 @@ func (t *Tracker) Register(spec PodSpec) (*Pod, error) {
 // Finish computes, for every registered pod, which groups count it. Call it
 // once after the last Register.
 func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
+	t.markLoose()
 	for i, p := range pods {
 		spec := specs[i]
 		for _, g := range t.groups {
@@ -117,6 +121,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		slices.Sort(p.keys)
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
+			p.loose = append(p.loose, p.looseKey(k))
 		}
 	}
 }
@@ -167,6 +172,7 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 	if err != nil {
 		return fmt.Errorf("%s term on %s: %w", kind, term.TopologyKey, err)
 	}
+	g.required = g.required || required
 	tm := Term{g: g, Kind: kind, Key: g.ks.key, Required: required, Weight: weight,
 		self: g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels))}
 	if kind == Affinity && g.ks.key != requirements.LabelHostname {
@@ -207,7 +213,7 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 			if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
 				continue
 			}
-			for _, v := range s.Values(g.ks.key, alt) {
+			for _, v := range t.sourceValues(i, g.ks.key, alt) {
 				if !alt.Get(g.ks.key).Has(v) {
 					continue
 				}
@@ -220,6 +226,30 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		}
 	}
 	return sortedDomains(g.ks, out)
+}
+
+// sourceValues is sources[i].Values(key, reqs); an existing node's values
+// do not depend on reqs (Source.Values), so they are asked once per key
+// for every existing source together.
+func (t *Tracker) sourceValues(i int, key string, reqs requirements.Requirements) []string {
+	s := &t.sources[i]
+	if !s.Existing {
+		return s.Values(key, reqs)
+	}
+	vals, ok := t.existingValues[key]
+	if !ok {
+		vals = make([][]string, len(t.sources))
+		for j := range t.sources {
+			if t.sources[j].Existing {
+				vals[j] = t.sources[j].Values(key, reqs)
+			}
+		}
+		if t.existingValues == nil {
+			t.existingValues = map[string][][]string{}
+		}
+		t.existingValues[key] = vals
+	}
+	return vals[i]
 }
 
 // sourceLabels returns the labels of existing source i (Source.Labels, or
@@ -391,7 +421,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 	}
 	var pins []requirements.Requirement
 	for i, key := range p.keys {
-		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) {
+		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) || p.loose[i] {
 			continue
 		}
 		ks := p.keyStates[i]
@@ -878,38 +908,71 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 // choose picks the domain to pin a host to: one the ranker can price (a
 // node can launch there) before one it cannot, then the least loaded over
 // the spread groups of the pod's enforced terms and those that count it and
-// have carriers placed, then the cheaper by the ranker, then by value (a
-// relaxed preference no longer steers the pod). Any candidate satisfies every rule, so a domain
+// have carriers placed, then the cheaper by the ranker, then (under
+// BalanceAhead) the least loaded over the spread groups that count it and
+// have no carrier placed yet, then by value (a relaxed preference no longer
+// steers the pod). Any candidate satisfies every rule, so a domain
 // whose count is not the lowest is still a valid fallback when the least
 // loaded one has no instance type for the pod.
 func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (int32, bool) {
-	best, bestLoad, bestRank, bestOK := int32(-1), int64(0), 0.0, false
+	best, bestOK := int32(-1), false
+	var bestScore domainScore
 	for _, d := range cands {
-		var load int64
-		for i := range p.Terms {
-			if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
-				load += int64(term.g.get(d))
-			}
-		}
-		for _, g := range p.matched {
-			if g.ks == ks && g.kind == Spread && g.ownersTotal > 0 {
-				load += int64(g.get(d))
-			}
-		}
-		r := 0.0
+		sc := domainScore{value: ks.values[d]}
+		sc.load, sc.ahead = t.loads(p, active, ks, d)
 		if rank != nil {
-			r = rank(pins, ks.key, ks.values[d])
+			sc.rank = rank(pins, ks.key, ks.values[d])
 		}
-		ok := !math.IsInf(r, 1)
-		better := best < 0 || (ok && !bestOK)
-		if !better && ok == bestOK {
-			better = load < bestLoad || (load == bestLoad && (r < bestRank || (r == bestRank && ks.values[d] < ks.values[best])))
-		}
-		if better {
-			best, bestLoad, bestRank, bestOK = d, load, r, ok
+		ok := !math.IsInf(sc.rank, 1)
+		if best < 0 || (ok && !bestOK) || (ok == bestOK && sc.before(bestScore, t.balanceAhead)) {
+			best, bestOK, bestScore = d, ok, sc
 		}
 	}
 	return best, bestOK
+}
+
+// domainScore is what choose orders a domain by.
+type domainScore struct {
+	load, ahead int64
+	rank        float64
+	value       string
+}
+
+// before orders two domains: the lower load, then the lower rank, then
+// (when balance) the lower ahead, then the lower value.
+func (a domainScore) before(b domainScore, balance bool) bool {
+	switch {
+	case a.load != b.load:
+		return a.load < b.load
+	case a.rank != b.rank:
+		return a.rank < b.rank
+	case balance && a.ahead != b.ahead:
+		return a.ahead < b.ahead
+	}
+	return a.value < b.value
+}
+
+// loads returns what choose weighs domain d of key ks by for the pod: load,
+// the counts of the spread groups of its enforced terms and of those that
+// count it and have carriers placed; and ahead, the counts of the spread
+// groups that count it but have no carrier placed yet (it only breaks a tie
+// in price, and only under BalanceAhead).
+func (t *Tracker) loads(p *Pod, active Active, ks *keyState, d int32) (load, ahead int64) {
+	for i := range p.Terms {
+		if term := &p.Terms[i]; term.Key == ks.key && term.Kind == Spread && (term.Required || active(i)) {
+			load += int64(term.g.get(d))
+		}
+	}
+	for _, g := range p.matched {
+		switch {
+		case g.ks != ks || g.kind != Spread:
+		case g.ownersTotal > 0:
+			load += int64(g.get(d))
+		default:
+			ahead += int64(g.get(d))
+		}
+	}
+	return load, ahead
 }
 
 // Record counts a placement: the pod went to host, whose requirements now
@@ -928,6 +991,10 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 	}
 	for _, g := range p.matched {
 		if !g.hostPasses(h, t.schema) {
+			continue
+		}
+		if g.loose && h.Node == nil {
+			t.countLoose(g, h, add)
 			continue
 		}
 		if d, ok := t.domainOf(g.ks, h); ok {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -47,7 +48,8 @@ type Source struct {
 	// that offers spot only in two zones offers a spot-only pod those two.
 	Values func(key string, reqs requirements.Requirements) []string
 	// Existing marks an existing node: its requirements are its labels and
-	// are matched strictly.
+	// are matched strictly; its Values do not depend on reqs (the tracker
+	// asks once per key).
 	Existing bool
 	// Labels, for an existing node, is Requirements.Labels() when the
 	// caller has it at hand (nil: the tracker computes it once). Read
@@ -96,22 +98,41 @@ type PodSpec struct {
 // Tracker holds the groups and counts of one solve. It is not safe for
 // concurrent use.
 type Tracker struct {
-	schema     requirements.Schema
-	sources    []Source
-	labels     []map[string]string // sourceLabels' (by source)
-	matches    *Matches            // see NewSharing
-	namespaces map[string]map[string]string
-	existing   []ExistingPod
-	keys       map[string]*keyState
-	groups     []*group
-	groupIdx   map[string]*group
-	scratch    []int32
-	before     []int32
-	viol       Violation
+	schema  requirements.Schema
+	sources []Source
+	labels  []map[string]string // sourceLabels' (by source)
+	// existingValues are the existing sources' Values, by key and source
+	// (sourceValues).
+	existingValues map[string][][]string
+	defaultSchema  *requirements.Schema // made once (group)
+	matches        *Matches             // see NewSharing
+	namespaces     map[string]map[string]string
+	existing       []ExistingPod
+	keys           map[string]*keyState
+	groups         []*group
+	groupIdx       map[string]*group
+	scratch        []int32
+	before         []int32
+	viol           Violation
+	// looseGroups are the groups markLoose marked, in creation order
+	// (none unless leaveOpen: LeaveSoftTargetsOpen).
+	looseGroups []*group
+	leaveOpen   bool
 	// domains sums a hash of (group, domain) over every recorded count
 	// and owner outside hostname domains (DomainSum).
 	domains uint64
+	// balanceAhead: see BalanceAhead.
+	balanceAhead bool
 }
+
+// BalanceAhead makes the tracker, when it pins a host to a domain, break a
+// tie in price by the counts of the spreads that count the pod but have no
+// carrier placed yet (by default only the value breaks it): a pod queued
+// before the carriers is then not stacked in the first domain of equal
+// price, which would leave them no room beside it. The plan that packs as
+// Karpenter does asks for it: Karpenter leaves such a NodeClaim's domain
+// open, so the carriers can join it in any domain.
+func (t *Tracker) BalanceAhead() { t.balanceAhead = true }
 
 // DomainSum changes whenever a pod is counted in, or left out of, a
 // domain other than a hostname, or a key other than hostname gets a new
@@ -193,6 +214,7 @@ func NewSharing(schema requirements.Schema, sources []Source, namespaces map[str
 			if err != nil {
 				continue
 			}
+			g.required = true
 			if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 				g.addOwner(d)
 				t.tally(g, d, true, true)
@@ -283,6 +305,13 @@ type group struct {
 	owners      []int32
 	nonzero     int
 	ownersTotal int
+
+	// required is set when a required term owns the group; loose marks an
+	// anti-affinity group only preferred terms own, and entries holds what
+	// it counts of each NodeClaim (loose.go).
+	required bool
+	loose    bool
+	entries  map[string]*looseEntry
 }
 
 func (g *group) grow(d int32) {
@@ -356,10 +385,74 @@ func (m nsMatcher) String() string {
 type Matches struct {
 	mu sync.Mutex
 	m  map[string][]int32
+	// selectors, when not nil, parses the trackers' label selectors.
+	selectors *Selectors
 }
 
 // NewMatches returns an empty Matches.
 func NewMatches() *Matches { return &Matches{m: map[string][]int32{}} }
+
+// NewMatchesWith returns an empty Matches whose trackers parse label
+// selectors through sel (nil: each tracker parses its own).
+func NewMatchesWith(sel *Selectors) *Matches {
+	return &Matches{m: map[string][]int32{}, selectors: sel}
+}
+
+// Selectors remembers label selectors as parsed, by the address of the
+// selector object, for trackers that read the same pod objects again and
+// again (a solve's plans, a caller's solves over mostly the same pods). The
+// caller promises never to modify a selector object once a tracker has read
+// it. Safe for concurrent use.
+type Selectors struct {
+	mu sync.Mutex
+	m  map[*metav1.LabelSelector]parsedSelector
+}
+
+// NewSelectors returns an empty Selectors.
+func NewSelectors() *Selectors {
+	return &Selectors{m: map[*metav1.LabelSelector]parsedSelector{}}
+}
+
+// Len is the number of selectors s holds.
+func (s *Selectors) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}
+
+// parsedSelector is a label selector parsed, with its String (or the
+// error parsing it gave).
+type parsedSelector struct {
+	sel  labels.Selector
+	desc string
+	err  error
+}
+
+// parse returns ls parsed (selectorOf), from s when s is not nil.
+func (s *Selectors) parse(ls *metav1.LabelSelector) parsedSelector {
+	if s == nil || ls == nil {
+		return newParsedSelector(ls)
+	}
+	s.mu.Lock()
+	p, ok := s.m[ls]
+	s.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = newParsedSelector(ls)
+	s.mu.Lock()
+	s.m[ls] = p
+	s.mu.Unlock()
+	return p
+}
+
+func newParsedSelector(ls *metav1.LabelSelector) parsedSelector {
+	sel, err := selectorOf(ls)
+	if err != nil {
+		return parsedSelector{err: err}
+	}
+	return parsedSelector{sel: sel, desc: sel.String()}
+}
 
 // selected returns the indexes of the existing pods g's namespaces and
 // selector pick (shared: read only).
@@ -399,13 +492,19 @@ type termOpts struct {
 // group returns the group for an affinity term or spread constraint,
 // creating and counting it on first use.
 func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, extraSelector labels.Selector, o termOpts) (*group, error) {
-	sel, err := selectorOf(term.LabelSelector)
-	if err != nil {
-		return nil, err
+	var cache *Selectors
+	if t.matches != nil {
+		cache = t.matches.selectors
 	}
+	parsed := cache.parse(term.LabelSelector)
+	if parsed.err != nil {
+		return nil, parsed.err
+	}
+	sel, selDesc := parsed.sel, parsed.desc
 	if extraSelector != nil {
 		reqs, _ := extraSelector.Requirements()
 		sel = sel.Add(reqs...)
+		selDesc = sel.String()
 	}
 	ns := nsMatcher{}
 	switch {
@@ -425,10 +524,19 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 		}
 		slices.Sort(ns.names)
 	}
-	key := requirements.DefaultSchema().Normalize(term.TopologyKey)
+	if t.defaultSchema == nil {
+		d := requirements.DefaultSchema()
+		t.defaultSchema = &d
+	}
+	key := t.defaultSchema.Normalize(term.TopologyKey)
 	key = t.schema.Normalize(key)
 	var id strings.Builder
-	fmt.Fprintf(&id, "%d|%s|%s|%s|%d|%d|%t", kind, key, sel.String(), ns.String(), o.maxSkew, o.minDomains, o.honorTaints)
+	// kind|key|selector|namespaces|maxSkew|minDomains|honorTaints
+	for _, part := range []string{strconv.Itoa(int(kind)), key, selDesc, ns.String(), strconv.Itoa(int(o.maxSkew)), strconv.Itoa(int(o.minDomains))} {
+		id.WriteString(part)
+		id.WriteByte('|')
+	}
+	id.WriteString(strconv.FormatBool(o.honorTaints))
 	for _, r := range o.filterReqs {
 		id.WriteString("|" + r.Fingerprint())
 	}
@@ -441,7 +549,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 		return g, nil
 	}
 	g := &group{
-		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: sel.String(), ns: ns,
+		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: selDesc, ns: ns,
 		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
 		honorTaints: o.honorTaints, tolerations: o.tolerations, seq: len(t.groups),
 	}

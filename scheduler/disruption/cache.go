@@ -98,6 +98,22 @@ func (m *model) cached(key string) *why {
 	return e.why
 }
 
+// failCached reports whether a multi-node probe of the prefix has a
+// failure cached (as tryProbe asks, without counting a hit).
+func (m *model) failCached(prefix []*candidate) bool {
+	if m.cfg.noCache {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, kind := range []string{"same-type", "consolidate"} {
+		if e := m.cache.entries[m.cacheKey(kind, prefix)]; e != nil && e.pending == m.cache.pendingVersion {
+			return true
+		}
+	}
+	return false
+}
+
 // remember stores a failure when the simulation is one the cache may keep.
 func (m *model) remember(key string, sim *simulation, w *why) {
 	if sim == nil {
@@ -141,8 +157,8 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 // repelled: some pod of the cluster has a required anti-affinity term that
 // selects p.
 func (m *model) repelled(p *pod) bool {
-	for _, t := range m.antiAffinity() {
-		if t.selects(p) {
+	for _, g := range m.antiAffinity() {
+		if g.term.selects(p) {
 			return true
 		}
 	}
@@ -155,6 +171,9 @@ type antiTerm struct {
 	namespaces    []string
 	allNamespaces bool
 	sel           labels.Selector
+	// key is the same for terms that select the same pods: the selector,
+	// and the namespaces (the owner's when none is named).
+	key string
 }
 
 func (t antiTerm) selects(p *pod) bool {
@@ -162,29 +181,65 @@ func (t antiTerm) selects(p *pod) bool {
 	return inNS && t.sel.Matches(labels.Set(p.obj.Labels))
 }
 
-// antiAffinity lists the required anti-affinity terms of the cluster's
-// pods (computed once per model version).
-func (m *model) antiAffinity() []antiTerm {
+// antiGroup is the required anti-affinity terms of the cluster's pods that
+// select the same pods (one key), with their owners.
+type antiGroup struct {
+	term   antiTerm // the first of them
+	owners []*pod
+}
+
+// antiAffinity groups the required anti-affinity terms of the cluster's
+// pods by what they select (gathered once per model version, each pod's
+// terms compiled once), in the order of their first owner.
+func (m *model) antiAffinity() []*antiGroup {
 	if m.antiVersion == m.version+1 {
 		return m.anti
 	}
 	m.anti, m.antiVersion = nil, m.version+1
+	byKey := map[string]*antiGroup{}
 	for _, n := range m.nodes {
 		for _, p := range n.pods {
-			a := p.obj.Spec.Affinity
-			if a == nil || a.PodAntiAffinity == nil {
-				continue
-			}
-			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-				sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
-				if err != nil || t.LabelSelector == nil {
-					continue
+			for _, t := range p.antiTerms() {
+				g := byKey[t.key]
+				if g == nil {
+					g = &antiGroup{term: t}
+					byKey[t.key] = g
+					m.anti = append(m.anti, g)
 				}
-				m.anti = append(m.anti, antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel})
+				if len(g.owners) == 0 || g.owners[len(g.owners)-1] != p {
+					g.owners = append(g.owners, p)
+				}
 			}
 		}
 	}
 	return m.anti
+}
+
+// antiTerms are the pod's required anti-affinity terms (compiled once: a
+// pod's spec is never written).
+func (p *pod) antiTerms() []antiTerm {
+	if p.antiKnown {
+		return p.anti
+	}
+	p.antiKnown = true
+	a := p.obj.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return nil
+	}
+	for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+		if err != nil || t.LabelSelector == nil {
+			continue
+		}
+		at := antiTerm{owner: p, namespaces: t.Namespaces, allNamespaces: t.NamespaceSelector != nil, sel: sel}
+		ns := strings.Join(t.Namespaces, ",")
+		if len(t.Namespaces) == 0 {
+			ns = "owner:" + p.ns
+		}
+		at.key = sel.String() + "\x00" + boolKey(at.allNamespaces) + "\x00" + ns
+		p.anti = append(p.anti, at)
+	}
+	return p.anti
 }
 
 // minRequests is, per resource, the smallest request of the simulation's

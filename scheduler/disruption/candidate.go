@@ -40,8 +40,35 @@ func (c *candidate) empty() bool { return c.cost <= perNodeCost }
 func (c *candidate) savingsRatio() float64 { return c.n.price / c.cost }
 
 // newCandidate applies the generic rules in Karpenter's order; the first
-// that fails is the reason the node is not a candidate.
+// that fails is the reason the node is not a candidate. The answer is
+// remembered until the next command (the methods of a round ask for every
+// node; the candidate is never written once made).
 func (m *model) newCandidate(nd *node, cl class) (*candidate, *why) {
+	if m.cands == nil || m.candsVersion != m.version {
+		m.cands, m.candsVersion = map[candKey]candResult{}, m.version
+	}
+	k := candKey{nd, cl}
+	if r, ok := m.cands[k]; ok {
+		return r.c, r.w
+	}
+	c, w := m.makeCandidate(nd, cl)
+	m.cands[k] = candResult{c, w}
+	return c, w
+}
+
+// candKey and candResult are newCandidate's memo.
+type candKey struct {
+	n  *node
+	cl class
+}
+
+type candResult struct {
+	c *candidate
+	w *why
+}
+
+// makeCandidate is newCandidate without the memo.
+func (m *model) makeCandidate(nd *node, cl class) (*candidate, *why) {
 	if w := m.nodeRules(nd); w != nil {
 		return nil, w
 	}

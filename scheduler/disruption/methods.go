@@ -130,11 +130,16 @@ func (m *model) multiNode() (*proposal, error) {
 		hi = len(kept) - 1
 	}
 	var last *proposal
-	probes := 0
-	for lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes) {
+	ahead := map[int]multiTrial{} // probes run ahead, by mid
+	for probes := 0; lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes); probes++ {
 		mid := (lo + hi) / 2
-		probes++
-		p, err := m.multiProbe(kept[:mid+1])
+		t, ok := ahead[mid]
+		if !ok {
+			clear(ahead)
+			m.probeAhead(kept, lo, hi, probes, ahead)
+			t = ahead[mid]
+		}
+		p, err := m.settleProbe(t)
 		if err != nil {
 			return nil, err
 		}
@@ -144,6 +149,7 @@ func (m *model) multiNode() (*proposal, error) {
 		}
 		if valid {
 			last, lo = p, mid+1
+			clear(ahead) // the search leaves the path run ahead
 		} else {
 			hi = mid - 1
 		}
@@ -151,23 +157,74 @@ func (m *model) multiNode() (*proposal, error) {
 	return last, nil
 }
 
-// multiProbe is one probe of the binary search: consolidate the prefix,
-// then apply the same-type filter to a replace (a failure of the filter is
-// remembered like a failed simulation).
-func (m *model) multiProbe(prefix []*candidate) (*proposal, error) {
-	key := m.cacheKey("same-type", prefix)
+// probeAhead runs the next probes the binary search makes from [lo, hi]
+// while every probe fails (the common case: most rounds find no multi-node
+// command), within the probe budget, up to one that simulates per core (a
+// probe whose failure is cached costs nothing). Nothing is remembered
+// here: settleProbe does that for each probe the search reaches, in the
+// search's order, so the search and the cache are what probing one at a
+// time gives (a probe never reads another prefix's entry).
+func (m *model) probeAhead(kept []*candidate, lo, hi, probes int, ahead map[int]multiTrial) {
+	var mids []int
+	for fresh := 0; fresh < m.workers() && lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes); probes++ {
+		mid := (lo + hi) / 2
+		mids = append(mids, mid)
+		if !m.failCached(kept[:mid+1]) {
+			fresh++
+		}
+		hi = mid - 1
+	}
+	trials := make([]multiTrial, len(mids))
+	m.each(len(mids), func(i int) { trials[i] = m.tryProbe(kept[:mids[i]+1]) })
+	for i, mid := range mids {
+		ahead[mid] = trials[i]
+	}
+}
+
+// multiTrial is one probe of the binary search, run but not yet
+// remembered: a valid proposal, or the failure to remember under key.
+type multiTrial struct {
+	p   *proposal
+	key string
+	sim *simulation
+	w   *why
+	err error
+}
+
+// tryProbe is one probe: consolidate the prefix (unless a failure is
+// cached), then apply the same-type filter to a replace.
+func (m *model) tryProbe(prefix []*candidate) multiTrial {
+	same := m.cacheKey("same-type", prefix)
+	if m.cached(same) != nil {
+		return multiTrial{}
+	}
+	key := m.cacheKey("consolidate", prefix)
 	if m.cached(key) != nil {
-		return nil, nil
+		return multiTrial{}
 	}
-	p, _, err := m.consolidate(prefix, MethodMultiNode)
-	if err != nil || p == nil {
-		return nil, err
+	p, w, err := m.consolidateOnce(prefix, MethodMultiNode)
+	switch {
+	case err != nil:
+		return multiTrial{err: err}
+	case w != nil:
+		return multiTrial{key: key, sim: p.simOrNil(), w: w}
+	case len(p.repls) > 0 && !m.sameTypeFilter(p):
+		// A failure of the filter is remembered like a failed simulation.
+		return multiTrial{key: same, sim: p.sim, w: keep(KeepNoCheaper, Details{Price: p.price()})}
 	}
-	if len(p.repls) > 0 && !m.sameTypeFilter(p) {
-		m.remember(key, p.sim, keep(KeepNoCheaper, Details{Price: p.price()}))
-		return nil, nil
+	return multiTrial{p: p}
+}
+
+// settleProbe remembers a probe's failure and returns its proposal (nil
+// when it failed).
+func (m *model) settleProbe(t multiTrial) (*proposal, error) {
+	if t.err != nil {
+		return nil, t.err
 	}
-	return p, nil
+	if t.w != nil {
+		m.remember(t.key, t.sim, t.w)
+	}
+	return t.p, nil
 }
 
 // singleNode is B.9: candidates by savings ratio, interleaved round-robin

@@ -44,9 +44,9 @@ type model struct {
 	version int
 	stats   Stats
 	cache   failCache
-	// anti are the cluster's required anti-affinity terms, as of
+	// anti are the cluster's required anti-affinity terms, grouped, as of
 	// antiVersion-1.
-	anti        []antiTerm
+	anti        []*antiGroup
 	antiVersion int
 	// view, viewDS and keys serve the simulation's reduced input (view.go).
 	view   *viewState
@@ -81,6 +81,10 @@ type model struct {
 	backOffs  map[string]*backOff // the global search's (global.go)
 	// added counts the commands that added nodes (prefilter.go).
 	added int
+	// cands remembers newCandidate's answers at model version
+	// candsVersion.
+	cands        map[candKey]candResult
+	candsVersion int
 }
 
 // node is one node of the model.

@@ -10,8 +10,11 @@ import (
 // nodes try a window of them at once, one per core: each writes its own
 // slot, and the slots are read in candidate order, so the first success
 // (and everything remembered) is what one at a time would give. Results
-// past the first success are dropped unremembered; only the work done
-// (Stats) depends on the number of cores.
+// past the first success are dropped unremembered. Multi-node
+// consolidation's binary search runs ahead the same way: the probes it
+// makes while every probe fails, at once (probeAhead), remembered in the
+// search's order as it reaches them. Only the work done (Stats) depends on
+// the number of cores.
 
 // workers is how many simulations run at once.
 func (m *model) workers() int {

@@ -40,9 +40,13 @@ type pod struct {
 	// boundCopies are slimObj bound to other nodes, by node (see boundTo).
 	boundCopies map[string]*corev1.Pod
 	req         corev1.ResourceList // see requests
-	placeReq    corev1.ResourceList // see placeRequests
-	admitKey    string              // see classKey
-	like        string              // see likeKey
+	// anti are the pod's required anti-affinity terms, once antiKnown
+	// (see antiTerms).
+	anti      []antiTerm
+	antiKnown bool
+	placeReq  corev1.ResourceList // see placeRequests
+	admitKey  string              // see classKey
+	like      string              // see likeKey
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool

@@ -678,18 +678,23 @@ func minDomains(p *corev1.Pod) bool {
 // their terms select, and those whose required anti-affinity selects them.
 func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 	seen := map[*pod]bool{}
+	done := map[string]bool{} // selectors by key: pods alike share them
 	for _, ps := range selectorsOf(pods) {
+		key, ok := m.compile(ps)
+		if !ok || done[key] {
+			continue
+		}
+		done[key] = true
 		for _, p := range m.selected(ps) {
 			seen[p] = true
 		}
 	}
-	for _, t := range m.antiAffinity() {
-		if seen[t.owner] {
-			continue
-		}
+	for _, g := range m.antiAffinity() {
 		for _, sp := range pods {
-			if t.selects(sp.p) {
-				seen[t.owner] = true
+			if g.term.selects(sp.p) {
+				for _, o := range g.owners {
+					seen[o] = true
+				}
 				break
 			}
 		}

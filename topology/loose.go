@@ -1,0 +1,164 @@
+package topology
+
+import (
+	"slices"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// A loose group is a pod anti-affinity group on a key other than hostname
+// that only preferred terms own: kube-scheduler never filters a node by it,
+// it only steers its owners' scoring. Under LeaveSoftTargetsOpen, a pod
+// that such groups count, and that no rule of its own and no other group
+// ties to the key, does not pin its NodeClaim to a domain of the key: a soft rule of another pod must not
+// decide where this one's node goes (later pods that need one domain can
+// still join the claim, as in Karpenter). While the claim stays open the
+// pod counts in every domain it could still take, so an owner placed later
+// never keeps its preference in a domain the claim may launch in.
+//
+// The tracker remembers, per loose group and NodeClaim, the domains it
+// counted the claim's pods in, so that taking a pod away removes exactly
+// what was added whatever the claim's requirements have become since;
+// every record, unrecord and Rehost of the claim counts them again in the
+// domains the claim can take now.
+
+// looseEntry is what a loose group counts of one NodeClaim: n pods, each in
+// every domain of doms.
+type looseEntry struct {
+	n    int32
+	doms []int32
+}
+
+// LeaveSoftTargetsOpen makes the tracker leave NodeClaims open on keys where
+// only loose groups count a pod (above). Call it before Finish; without it
+// every claim is pinned, as the package documentation says.
+func (t *Tracker) LeaveSoftTargetsOpen() { t.leaveOpen = true }
+
+// markLoose marks the loose groups and, on every key one of them counts,
+// makes sure each value a source offers is a known domain (an open claim
+// is counted in the known values its requirements allow).
+func (t *Tracker) markLoose() {
+	if !t.leaveOpen {
+		return
+	}
+	for _, g := range t.groups {
+		if g.kind != AntiAffinity || g.required || g.ks.key == requirements.LabelHostname {
+			continue
+		}
+		g.loose, g.entries = true, map[string]*looseEntry{}
+		t.looseGroups = append(t.looseGroups, g)
+		for i, s := range t.sources {
+			if s.Existing {
+				if v, ok := t.sourceLabels(i)[g.ks.key]; ok {
+					g.ks.intern(v)
+				}
+				continue
+			}
+			if s.Values == nil {
+				continue
+			}
+			for _, v := range s.Values(g.ks.key, requirements.Requirements{}) {
+				g.ks.intern(v)
+			}
+		}
+	}
+}
+
+// looseKey reports whether the pod's NodeClaim stays open on key: only
+// loose groups count the pod there, and no term of its own is on it.
+func (p *Pod) looseKey(key string) bool {
+	if key == requirements.LabelHostname || slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Key == key }) {
+		return false
+	}
+	counted := false
+	for _, g := range p.matched {
+		if g.ks.key != key {
+			continue
+		}
+		if !g.loose {
+			return false
+		}
+		counted = true
+	}
+	return counted
+}
+
+// looseDomains returns the domains a NodeClaim may still take on ks, as a
+// new slice in index order: the known values its requirements allow (none
+// for a custom label nobody declared, which the node will not have).
+func (t *Tracker) looseDomains(ks *keyState, h *Host) []int32 {
+	r := h.Requirements.Get(ks.key)
+	if r.IsAny() && !t.schema.IsWellKnown(ks.key) {
+		return nil
+	}
+	var out []int32
+	for i, v := range ks.values {
+		if r.Has(v) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// countLoose adds the pod on NodeClaim h to loose group g (or takes it
+// away), after counting the claim's pods already there again in the
+// domains h can take now.
+func (t *Tracker) countLoose(g *group, h *Host, add bool) {
+	e := g.entries[h.Hostname]
+	if e == nil {
+		if !add {
+			return
+		}
+		e = &looseEntry{}
+		g.entries[h.Hostname] = e
+	}
+	t.reloose(g, e, t.looseDomains(g.ks, h))
+	if !add {
+		if e.n == 0 {
+			return
+		}
+		t.shiftLoose(g, e.doms, -1)
+		if e.n--; e.n == 0 {
+			delete(g.entries, h.Hostname)
+		}
+		return
+	}
+	t.shiftLoose(g, e.doms, 1)
+	e.n++
+}
+
+// reloose moves the entry's pods to doms.
+func (t *Tracker) reloose(g *group, e *looseEntry, doms []int32) {
+	if slices.Equal(e.doms, doms) {
+		return
+	}
+	for range e.n {
+		t.shiftLoose(g, e.doms, -1)
+		t.shiftLoose(g, doms, 1)
+	}
+	e.doms = doms
+}
+
+// shiftLoose adds one pod to (by > 0) or takes one from every domain of
+// doms in g.
+func (t *Tracker) shiftLoose(g *group, doms []int32, by int) {
+	for _, d := range doms {
+		if by > 0 {
+			g.add(d)
+		} else if !g.remove(d) {
+			continue
+		}
+		t.tally(g, d, false, by > 0)
+	}
+}
+
+// Rehost counts the pods of NodeClaim h that loose groups count again in
+// the domains h can take now. Call it when a claim's requirements change
+// while it holds pods.
+func (t *Tracker) Rehost(h *Host) {
+	for _, g := range t.looseGroups {
+		if e := g.entries[h.Hostname]; e != nil {
+			t.reloose(g, e, t.looseDomains(g.ks, h))
+		}
+	}
+}

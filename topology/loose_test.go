@@ -1,0 +1,161 @@
+package topology_test
+
+import (
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodeplan/nodeplan/internal/testutil"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// TestCheckLooseKeyNotPinned: with LeaveSoftTargetsOpen, a pod that only
+// other pods' preferred anti-affinity counts on a key leaves a NodeClaim
+// open there (a soft rule of another pod does not decide where its node
+// goes); a required rule, its own term, or any other group counting it pins
+// the claim as before, and so does a tracker without the switch.
+func TestCheckLooseKeyNotPinned(t *testing.T) {
+	t.Parallel()
+	webTerm := corev1.PodAffinityTerm{TopologyKey: zoneKey, LabelSelector: &metav1.LabelSelector{MatchLabels: web}}
+	rank := rankBy(map[string]float64{zoneB: 1, zoneC: 2, zoneA: 3})
+	tests := []struct {
+		name   string
+		pinAll bool // the tracker is made without LeaveSoftTargetsOpen
+		others []*corev1.Pod
+		web    *corev1.Pod
+		want   outcome
+	}{
+		{name: "without the switch: pinned", pinAll: true,
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()},
+			web:    testutil.Pod("web").Label("app", "web").Obj(), want: ok(pin(zoneKey, zoneB))},
+		{name: "only a preferred anti-affinity counts it: open",
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()},
+			web:    testutil.Pod("web").Label("app", "web").Obj(), want: ok()},
+		{name: "two preferred anti-affinities count it: open",
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj(),
+				testutil.Pod("scan").Label("app", "scan").PreferredPodAntiAffinity(20, zoneKey, web).Obj()},
+			web: testutil.Pod("web").Label("app", "web").Obj(), want: ok()},
+		{name: "a required anti-affinity with the same term counts it too: pinned",
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj(),
+				testutil.Pod("guard").Label("app", "guard").PodAntiAffinityTerm(webTerm).Obj()},
+			web: testutil.Pod("web").Label("app", "web").Obj(), want: ok(pin(zoneKey, zoneB))},
+		{name: "a preferred affinity counts it too: pinned",
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj(),
+				testutil.Pod("api").Label("app", "api").PreferredPodAffinity(10, zoneKey, web).Obj()},
+			web: testutil.Pod("web").Label("app", "web").Obj(), want: ok(pin(zoneKey, zoneB))},
+		{name: "its own preferred anti-affinity on the key: pinned",
+			others: []*corev1.Pod{testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()},
+			web:    testutil.Pod("web").Label("app", "web").PreferredPodAntiAffinity(5, zoneKey, db).Obj(), want: ok(pin(zoneKey, zoneB))},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+			if !tc.pinAll {
+				tr.LeaveSoftTargetsOpen()
+			}
+			specs := []topology.PodSpec{specOf(tc.web)}
+			for _, o := range tc.others {
+				specs = append(specs, specOf(o))
+			}
+			p := register(t, tr, specs...)[0]
+			if diff := gocmp.Diff(tc.want, check(tr, p, allTerms, openClaim("c"), rank)); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLooseCounting: a pod on a NodeClaim left open on a key counts, for
+// the preferred anti-affinity that selects it, in every domain the claim
+// can still take; when the claim narrows it counts only where the claim
+// can go, and taking it away removes exactly what was counted, whatever the
+// claim's requirements are by then.
+func TestLooseCounting(t *testing.T) {
+	t.Parallel()
+	newTracker := func(t *testing.T) (tr *topology.Tracker, webPod, probe *topology.Pod) {
+		tr = topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+		tr.LeaveSoftTargetsOpen()
+		pods := register(t, tr,
+			specOf(testutil.Pod("web").Label("app", "web").Obj()),
+			specOf(testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()))
+		return tr, pods[0], pods[1]
+	}
+	// where reports, zone by zone, whether the probe keeps its preference
+	// on a claim in that zone.
+	where := func(tr *topology.Tracker, probe *topology.Pod) map[string]bool {
+		out := map[string]bool{}
+		for _, z := range []string{zoneA, zoneB, zoneC} {
+			_, v := tr.Check(probe, allTerms, zonalClaim("p", z), nil)
+			out[z] = v == nil
+		}
+		return out
+	}
+	open := &topology.Host{Hostname: "c1"}
+	narrow := zonalClaim("c1", zoneA)
+	everywhere := map[string]bool{zoneA: true, zoneB: true, zoneC: true}
+	tests := []struct {
+		name string
+		// steps run on a fresh tracker; want is where the probe may go
+		// after them, and back whether every count is gone (DomainSum too).
+		steps func(tr *topology.Tracker, webPod *topology.Pod)
+		want  map[string]bool
+		back  bool
+	}{
+		{name: "open claim: counted in every zone", want: map[string]bool{zoneA: false, zoneB: false, zoneC: false},
+			steps: func(tr *topology.Tracker, w *topology.Pod) { tr.Record(w, allTerms, open) }},
+		{name: "claim open over a and b: counted in a and b", want: map[string]bool{zoneA: false, zoneB: false, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) { tr.Record(w, allTerms, zonalClaim("c1", zoneA, zoneB)) }},
+		{name: "claim narrowed to a (Rehost): counted in a only", want: map[string]bool{zoneA: false, zoneB: true, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Rehost(narrow)
+			}},
+		{name: "a second pod on the narrowed claim moves the first", want: map[string]bool{zoneA: false, zoneB: true, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Record(w, allTerms, narrow)
+			}},
+		{name: "taken away after the claim narrowed", want: everywhere, back: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Rehost(narrow)
+				tr.Unrecord(w, allTerms, narrow)
+			}},
+		{name: "taken away under the claim's old requirements", want: everywhere, back: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Rehost(narrow)
+				tr.Unrecord(w, allTerms, open)
+			}},
+		{name: "two pods, one taken away: the other still counts", want: map[string]bool{zoneA: false, zoneB: true, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Record(w, allTerms, open)
+				tr.Rehost(narrow)
+				tr.Unrecord(w, allTerms, narrow)
+			}},
+		{name: "taken from a claim that holds none: no change", want: everywhere, back: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Unrecord(w, allTerms, open)
+				tr.Rehost(narrow)
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr, w, probe := newTracker(t)
+			start := tr.DomainSum()
+			tc.steps(tr, w)
+			if diff := gocmp.Diff(tc.want, where(tr, probe)); diff != "" {
+				t.Errorf("zones where the probe keeps its preference (-want +got):\n%s", diff)
+			}
+			if got := tr.DomainSum() == start; got != tc.back {
+				t.Errorf("DomainSum back at the start: %t, want %t", got, tc.back)
+			}
+		})
+	}
+}
