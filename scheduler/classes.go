@@ -66,6 +66,7 @@ type class struct {
 	targets []*class
 	// caches
 	variants map[variantKey]int32
+	actives  []topology.Active // per relaxation level (activeAt)
 	// cursors: per (attempt requirements, bucket), the first claim not known
 	// to reject the class's pods under those requirements (a refusal under
 	// one required term or relaxation level says nothing of another).

@@ -206,7 +206,7 @@ func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
 		return cause, nil
 	}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info}
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
 		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
 			return poolCause(p, topologyCode(v), v.Key, "", "", "%s", v.Message()), nil
 		}

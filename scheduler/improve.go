@@ -96,8 +96,10 @@ const (
 
 func (s *solver) totalPrice() float64 {
 	total := 0.0
-	for _, cl := range s.liveClaims() {
-		total += cl.price
+	for _, cl := range s.claims { // liveClaims' order, with no list made
+		if cl.live() {
+			total += cl.price
+		}
 	}
 	return total
 }
@@ -149,7 +151,13 @@ func (s *solver) byPods() []*claim {
 }
 
 func (s *solver) liveClaims() []*claim {
-	var out []*claim
+	n := 0
+	for _, cl := range s.claims {
+		if cl.live() {
+			n++
+		}
+	}
+	out := make([]*claim, 0, n)
 	for _, cl := range s.claims {
 		if !cl.dropped && len(cl.pods) > 0 {
 			out = append(out, cl)
@@ -318,7 +326,7 @@ func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 		return nil
 	}
 	// Leave the source for the duration of the search.
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints}
+	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: srcReqs, Taints: src.pool.tmpl.Taints, Decided: &s.reqs.info(src.reqID).decided}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	best, found := s.roomFor(a, src, budget)
 	crossed := false
@@ -571,11 +579,15 @@ type noRoom struct {
 // answers the same while DomainSum (domains) and the reservations (res)
 // stay as they were.
 type bucketCheck struct {
-	set     bool
-	ok      bool
-	domains uint64
-	res     int
-	be      bucketEval
+	set, ok, pinned bool
+	id              int32 // bucketEval's (its maxUsable is the set's)
+	domains         uint64
+	res             int
+}
+
+// eval is the bucketEval the check stands for.
+func (c *bucketCheck) eval(s *solver) bucketEval {
+	return bucketEval{id: c.id, pinned: c.pinned, maxUsable: s.reqs.info(c.id).maxUsable}
 }
 
 // checkBucket is evalBucket for attempt a in bucket b, answered from the
@@ -587,10 +599,13 @@ func (s *solver) checkBucket(a attempt, b *bucket, m *moveMemo) (bucketEval, boo
 	}
 	c := &m.checks[b.idx]
 	if c.set && c.domains == s.topo.DomainSum() && c.res == s.resVersion {
-		return c.be, c.ok
+		if !c.ok {
+			return bucketEval{}, false
+		}
+		return c.eval(s), true
 	}
 	be, ok, _ := s.evalBucket(a, b)
-	*c = bucketCheck{set: true, ok: ok, domains: s.topo.DomainSum(), res: s.resVersion, be: be}
+	*c = bucketCheck{set: true, ok: ok, pinned: be.pinned, id: be.id, domains: s.topo.DomainSum(), res: s.resVersion}
 	return be, ok
 }
 
@@ -931,7 +946,8 @@ func (s *solver) absorb(dst *claim, budget *int) {
 func (s *solver) absorbCandidates(dst *claim) []*claim {
 	b := dst.bucket
 	maxUsable := s.reqs.info(b.reqID).maxUsable
-	var cands []*claim
+	cands := s.absorbScratch[:0] // absorb is never nested
+	defer func() { s.absorbScratch = cands[:0] }()
 	for i, seen := b.prevLive(len(b.claims)-1), 0; i >= 0 && seen < absorbScan; i = b.prevLive(i - 1) {
 		if b.deadEntry(i) {
 			continue
@@ -984,7 +1000,7 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 			rollback()
 			return nil, false
 		}
-		srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
+		srcHost := s.claimHost(src)
 		s.topo.Unrecord(c.topo, a.active, &srcHost)
 		*budget--
 		ev, ok := s.evalClaim(a, dst)

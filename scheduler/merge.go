@@ -420,7 +420,7 @@ func (s *solver) mergeCandidates(dst *claim, bySize []*claim) []*claim {
 func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	src.chargedPrice = src.price
 	var moved []*pending
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
+	srcHost := s.claimHost(src)
 	for _, pp := range bySizeDesc(src.pods) {
 		a, ev, ok := s.foldAttempt(pp, dst, src.reqID, &srcHost, budget)
 		crossed := false

@@ -100,7 +100,7 @@ func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, b
 		return a, false
 	}
 	a.reqID = id
-	a.active = func(i int) bool { return c.activeTerm(i, level) }
+	a.active = c.activeAt(level)
 	return a, true
 }
 
@@ -479,7 +479,8 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		return be, false, true
 	}
 	if a.c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: b.pool.tmpl.Taints, Domains: s.reqs.info(id)}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
@@ -524,7 +525,8 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 	}
 	id := be.id
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(id).reqs, Taints: cl.pool.tmpl.Taints}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: info.reqs, Taints: cl.pool.tmpl.Taints, Decided: &info.decided}
 		if _, v := s.topo.CheckScope(c.topo, a.active, &host, nil, topology.HostnameOnly); v != nil {
 			return false, v.Permanent
 		}
@@ -561,7 +563,8 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 		return evaluation{}, false
 	}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: s.reqs.info(id).reqs, Taints: p.tmpl.Taints, Domains: s.reqs.info(id)}
+		info := s.reqs.info(id)
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
 		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c))
 		if v != nil {
 			return evaluation{}, false
@@ -624,14 +627,15 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 	if s.hasReservations {
 		left = s.leftFor(holder) // once, not per type
 	}
-	for i := from; i < len(scan); i++ {
-		m := &scan[i]
-		if m.price > maxPrice {
-			return 0, 0, 0, false // the rest cost more still
+	for i := from; ; i++ {
+		var ok bool
+		if i, ok = nextFit(scan, info.blocks, i, &need, maxPrice); !ok {
+			return 0, 0, 0, false
 		}
+		m := &scan[i]
 		tt := int(m.t)
-		if need[0] > m.cpu || need[1] > m.mem || !need.Fits(p.usable[tt]) {
-			continue // cpu and memory first, from the scan: most types that do not fit fail there
+		if !need.Fits(p.usable[tt]) {
+			continue
 		}
 		if p.limited {
 			capT := s.idx.Capacity(tt)
@@ -652,7 +656,6 @@ func (s *solver) cheapestFit(ports []hostPort, p *pool, id int32, need binpack.V
 		}
 		return tt, i, pr, true
 	}
-	return 0, 0, 0, false
 }
 
 func (s *solver) dsPortClash(p *pool, t int, ports []hostPort) bool {
@@ -960,7 +963,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
 	if c.topo.Relevant() {
-		host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+		host := s.claimHost(cl)
 		s.topo.Record(c.topo, a.active, &host)
 	}
 }

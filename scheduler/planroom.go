@@ -100,9 +100,12 @@ func (s *solver) topoAllows(a attempt, host topology.Host) bool {
 	return v == nil
 }
 
-// claimHost is the topology view of a claim.
+// claimHost is the topology view of a claim: its placeholder hostname
+// (with the claim's slot for its domain), its requirements (with their
+// slots for the domains they decide) and its NodePool's taints.
 func (s *solver) claimHost(cl *claim) topology.Host {
-	return topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+	info := s.reqs.info(cl.reqID)
+	return topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: info.reqs, Taints: cl.pool.tmpl.Taints, Decided: &info.decided}
 }
 
 // roomOn moves pods off the try's node, the largest first, until pp goes

@@ -54,6 +54,9 @@ type hostPort = nodepool.HostPort
 // portsConflict returns the first port of a that clashes with one of b
 // (nodepool.HostPortClash).
 func portsConflict(a, b []hostPort) (hostPort, bool) {
+	if len(a) == 0 || len(b) == 0 {
+		return hostPort{}, false // most pods hold none: no call
+	}
 	x, _, clash := nodepool.HostPortClash(a, b)
 	return x, clash
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/nodeplan/nodeplan/binpack"
-	"github.com/nodeplan/nodeplan/topology"
 )
 
 // Replanting a lone pod. A claim left with one pod keeps the domains its
@@ -33,7 +32,7 @@ func (s *solver) replant(cl *claim, budget *int) {
 		return
 	}
 	*budget--
-	host := topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+	host := s.claimHost(cl)
 	s.topo.Unrecord(c.topo, a.active, &host)
 	price := cl.price
 	s.detach(pp) // cl is dropped: a new claim may take its place

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // reqTable interns requirement sets, so that identical sets (most NodeClaims
@@ -34,6 +35,7 @@ type reqInfo struct {
 	// scanPool's nodes of each, side by side for cheapestFit (built on
 	// first use).
 	scan     []typeScan
+	blocks   []scanBlockMax // scan's blocks (scanblocks.go)
 	scanPool *pool
 	bucket   *bucket
 	// memos for topology: domain values per key and domain prices per
@@ -41,6 +43,8 @@ type reqInfo struct {
 	domains    map[string][]string
 	ranks      map[rankKey]float64
 	domVersion int
+	// decided keeps the domains the set decides, for topology (Host.Decided).
+	decided topology.DecidedDomains
 }
 
 // rankKey is a domain (a key and one of its values) priced for a pod of
@@ -138,7 +142,7 @@ func (ri *reqInfo) scanFor(s *solver, p *pool) []typeScan {
 		u := &p.usable[t]
 		scan[i] = typeScan{t: t, price: prices[t], cpu: u[0], mem: u[1]}
 	}
-	ri.scan, ri.scanPool = scan, p
+	ri.scan, ri.blocks, ri.scanPool = scan, scanBlocks(scan), p
 	return scan
 }
 

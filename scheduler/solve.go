@@ -48,6 +48,7 @@ type solver struct {
 	resHeld         map[string]int
 	resVersion      int
 	growScratch     []grown // findClaim's candidates that need a larger type
+	absorbScratch   []*claim
 	planned         bool
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
@@ -193,10 +194,19 @@ func sortedPods(pods, resched []*corev1.Pod) ([]*corev1.Pod, error) {
 			return nil, &InputError{Field: "pods", Index: i, Message: "nil pod"}
 		}
 	}
-	slices.SortStableFunc(sorted, func(a, b *corev1.Pod) int { return cmp.Compare(podName(a), podName(b)) })
-	for i := 1; i < len(sorted); i++ {
-		if podName(sorted[i]) == podName(sorted[i-1]) {
-			return nil, &InputError{Field: "pods", Index: -1, Message: "pod " + podName(sorted[i]) + " is given twice"}
+	// Each name is made once, not at every comparison.
+	type named struct {
+		name string
+		pod  *corev1.Pod
+	}
+	byName := make([]named, len(sorted))
+	for i, p := range sorted {
+		byName[i] = named{podName(p), p}
+	}
+	slices.SortStableFunc(byName, func(a, b named) int { return cmp.Compare(a.name, b.name) })
+	for i := range byName {
+		if sorted[i] = byName[i].pod; i > 0 && byName[i].name == byName[i-1].name {
+			return nil, &InputError{Field: "pods", Index: -1, Message: "pod " + byName[i].name + " is given twice"}
 		}
 	}
 	return sorted, nil

@@ -53,7 +53,7 @@ func (s *solver) hostOf(pp *pending) topology.Host {
 		return topology.Host{Node: en.topo}
 	}
 	cl := pp.claim
-	return topology.Host{Hostname: cl.host, HostnameDomain: &cl.hostDom, Requirements: s.reqs.info(cl.reqID).reqs, Taints: cl.pool.tmpl.Taints}
+	return s.claimHost(cl)
 }
 
 // unplaceExisting takes pp off the existing node it was placed on (its

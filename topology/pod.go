@@ -292,6 +292,11 @@ type Host struct {
 	// a key its requirements leave open (from its instance types and
 	// offerings); otherwise every value seen so far is a candidate.
 	Domains DomainLister
+	// Decided, when set, is where the tracker keeps the domains
+	// Requirements decide once it has looked them up: a caller that passes
+	// the same requirement set again and again passes the same slots (the
+	// set's own: shared, written by the tracker).
+	Decided *DecidedDomains
 }
 
 // HostnameDomain holds the domain index of a hostname in one tracker (see
@@ -328,6 +333,9 @@ type Violation struct {
 	doms []int32
 	why  string
 	msg  string
+	// noType, when set, is the key no instance type could be pinned in
+	// (noTypeIn), doms the domains the rules allowed there.
+	noType *keyState
 	// skew, when set, renders "maxSkew N would be exceeded (global minimum M)".
 	skew, min int32
 	hasSkew   bool
@@ -357,6 +365,9 @@ func (v *Violation) Group() string {
 func (v *Violation) Message() string {
 	if v.msg != "" {
 		return v.msg
+	}
+	if ks := v.noType; ks != nil {
+		return fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, v.doms))
 	}
 	if v.g == nil {
 		return v.why
@@ -463,6 +474,9 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // first alternative it can meet, so that it is counted, as placing the pod
 // assumes.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
+	if !slices.ContainsFunc(p.matched, func(g *group) bool { return g.kind == Spread && len(g.filterReqs) > 0 }) {
+		return pins // no node filter to settle (and no set to build)
+	}
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
 		if g.kind != Spread || len(g.filterReqs) == 0 {
@@ -685,6 +699,9 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 		}
 		return t.scratch, true
 	}
+	if d, ok := h.decided(ks); ok {
+		return append(t.scratch, d), true
+	}
 	r := h.Requirements.Get(ks.key)
 	if r.IsAny() && !t.schema.IsWellKnown(ks.key) {
 		return t.scratch, true // a custom label nobody declared: the node will not have it
@@ -804,7 +821,9 @@ func (t *Tracker) noTypeIn(p *Pod, active Active, ks *keyState, cands []int32) *
 			break
 		}
 	}
-	return &Violation{Kind: kind, Key: ks.key, why: fmt.Sprintf("no instance type holds the pod in a domain of %s its topology rules allow (%s)", ks.key, domainList(ks, cands))}
+	// The message is made only when asked (the moves meet this refusal
+	// hundreds of thousands of times at 100,000 pods).
+	return &Violation{Kind: kind, Key: ks.key, noType: ks, doms: slices.Clone(cands)}
 }
 
 // narrow keeps, in place, the domains f allows; the domains it had are kept
@@ -1021,11 +1040,7 @@ func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
 	if ks.key == requirements.LabelHostname {
 		return h.hostnameDomain(ks), true
 	}
-	r := h.Requirements.Get(ks.key)
-	if r.IsFinite() && len(r.Values()) == 1 {
-		return ks.intern(r.Values()[0]), true
-	}
-	return 0, false
+	return h.decided(ks)
 }
 
 func domainList(ks *keyState, ds []int32) string {

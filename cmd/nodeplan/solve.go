@@ -126,6 +126,7 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		printLines(stderr, "error: ", errorLines(err))
 		return exitInvalid
 	}
+	collectAfterLoad()
 	loaded := time.Since(start)
 
 	opts := append(in.Options(), scheduler.WithPrepared(prepared),
