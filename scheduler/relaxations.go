@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
@@ -50,7 +52,7 @@ func (s *solver) relaxations() []Relaxation {
 		if n == nil {
 			return s.placingRelaxations()
 		}
-		if dropped := s.broken(pp, n, j); len(dropped) > 0 {
+		if dropped := pp.cls.inRelaxationOrder(s.broken(pp, n, j)); len(dropped) > 0 {
 			out = append(out, Relaxation{Pod: pp.name, Dropped: dropped})
 		}
 	}
@@ -198,4 +200,20 @@ func (s *solver) brokenNodeTerms(c *class, n *topology.Node) []string {
 		}
 	}
 	return out
+}
+
+// inRelaxationOrder sorts descriptions of the class's preferences as
+// placing drops them (relaxedAt: those dropped before placing, then the
+// steps); any other (a term Karpenter's order never enforces) keeps its
+// place after them.
+func (c *class) inRelaxationOrder(descs []string) []string {
+	order := c.relaxedAt(len(c.steps))
+	rank := func(d string) int {
+		if i := slices.Index(order, d); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(descs, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	return descs
 }
