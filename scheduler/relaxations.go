@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
@@ -42,7 +44,10 @@ func (s *solver) relaxations() []Relaxation {
 	for _, n := range pn.nodes {
 		nodes[n.Name] = n
 	}
-	j := s.newJudge(pn, nodes)
+	var j *judge
+	if s.anyTopologyPreference() {
+		j = s.newJudge(pn, nodes)
+	}
 	var out []Relaxation
 	for _, pp := range s.pending {
 		if !placedOn(pp) {
@@ -87,6 +92,37 @@ type judge struct {
 	pods map[*class]*topology.Pod
 }
 
+// pod is the class as the judge registered it; nil without a judge (no
+// pod has a preferred topology term).
+func (j *judge) pod(c *class) *topology.Pod {
+	if j == nil {
+		return nil
+	}
+	return j.pods[c]
+}
+
+// anyTopologyPreference reports whether some valid class has a preferred
+// pod affinity or anti-affinity term or a ScheduleAnyway spread (only then
+// does judging the plan need a tracker).
+func (s *solver) anyTopologyPreference() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil {
+			continue
+		}
+		spec := c.sample.Spec
+		for _, tsc := range spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway {
+				return true
+			}
+		}
+		if a := spec.Affinity; a != nil && ((a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
+			(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *solver) newJudge(pn *planNodes, nodes map[string]*topology.Node) *judge {
 	j := &judge{t: topology.New(s.schema, s.sources(), s.namespaceLabels(), s.existingPods), pods: map[*class]*topology.Pod{}}
 	var tps []*topology.Pod
@@ -125,7 +161,7 @@ func (s *solver) newJudge(pn *planNodes, nodes map[string]*topology.Node) *judge
 func (s *solver) broken(pp *pending, n *topology.Node, j *judge) []string {
 	c := pp.cls
 	var out []string
-	if tp := j.pods[c]; tp != nil && tp.Relevant() {
+	if tp := j.pod(c); tp != nil && tp.Relevant() {
 		h := &topology.Host{Node: n}
 		none := func(int) bool { return false }
 		j.t.Unrecord(tp, none, h)
