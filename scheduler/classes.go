@@ -41,10 +41,13 @@ type class struct {
 	// staticRelaxed lists preferred terms dropped before placement: nothing
 	// can satisfy them together with the heavier ones.
 	staticRelaxed []string
-	tolerations   []corev1.Toleration
-	ports         []hostPort
-	topo          *topology.Pod
-	topoSpec      topology.PodSpec
+	// unkept are the terms of staticRelaxed (desc as listed there), for
+	// judging the final plan (relaxations.go).
+	unkept      []prefTerm
+	tolerations []corev1.Toleration
+	ports       []hostPort
+	topo        *topology.Pod
+	topoSpec    topology.PodSpec
 	// relaxation
 	steps    []step
 	termStep []int // per topology term: its step, or -1 when required
@@ -427,7 +430,9 @@ func (s *solver) keepPreferredNodeTerms(c *class, karp bool) {
 		}
 		candidate := kept.Intersect(tr)
 		if !karp && !s.feasible(c, candidate) {
-			c.staticRelaxed = append(c.staticRelaxed, fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr))
+			desc := fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr)
+			c.staticRelaxed = append(c.staticRelaxed, desc)
+			c.unkept = append(c.unkept, prefTerm{weight: pt.Weight, reqs: tr, desc: desc})
 			continue
 		}
 		kept = candidate

@@ -37,10 +37,10 @@ func (s *solver) result() Result {
 			}
 			res.PodErrors = append(res.PodErrors, PodError{Pod: pp.name, Reason: f.reason(), Code: f.code, Details: f.causes})
 		}
-		if len(pp.relaxed) > 0 && (pp.claim != nil || pp.node != nil) {
-			res.Relaxations = append(res.Relaxations, Relaxation{Pod: pp.name, Dropped: pp.relaxed})
-		}
 	}
+	// Judged on the final plan (relaxations.go), after nodeClaims dropped
+	// the claims that would not launch.
+	res.Relaxations = s.relaxations()
 	slices.SortFunc(res.PodErrors, func(a, b PodError) int { return cmp.Compare(a.Pod, b.Pod) })
 	slices.SortFunc(res.Relaxations, func(a, b Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
 	res.Summary.Pods = len(s.pending)

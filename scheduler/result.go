@@ -20,7 +20,9 @@ type Result struct {
 	PodErrors     []PodError      `json:"podErrors"`
 	Summary       Summary         `json:"summary"`
 
-	// Relaxations lists, per pod, the preferences that were dropped to place it.
+	// Relaxations lists, per placed pod, the preferences the final plan does
+	// not honour (judged on the plan as it ends, relaxations.go), in the
+	// order placing drops them; kinds the policy ignores are not judged.
 	Relaxations []Relaxation `json:"relaxations"`
 	// Preferences reports what honouring preferences cost, when measured.
 	Preferences *PreferenceCost `json:"-"`

@@ -27,10 +27,13 @@ type solver struct {
 	classes    []*class
 	pending    []*pending
 	claims     []*claim
-	buckets    []*bucket
-	topo       *topology.Tracker
-	vols       *topology.Volumes
-	seed       uint64
+	// existingPods are the bound pods as topology counts them (shared by
+	// the plans of one solve: never written).
+	existingPods []topology.ExistingPod
+	buckets      []*bucket
+	topo         *topology.Tracker
+	vols         *topology.Volumes
+	seed         uint64
 
 	domainMemo map[string][]string
 	// claimUsers counts the pending pods that mount each claim (ns/name).
@@ -174,6 +177,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err := s.prepareClasses(sorted); err != nil {
 		return nil, err
 	}
+	s.existingPods = existingPods
 	s.registerTopology(existingPods)
 	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
 	for _, c := range s.classes {

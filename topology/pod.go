@@ -736,46 +736,69 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 
 // filter keeps the candidate domains every active rule allows.
 func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
-	hostname := ks.key == requirements.LabelHostname
 	for i := range p.Terms {
 		term := &p.Terms[i]
 		if term.Key != ks.key || !(term.Required || active(i)) {
 			continue
 		}
-		g := term.g
-		switch term.Kind {
-		case Spread:
-			if !g.hostPasses(h, t.schema) {
-				continue
-			}
-			m := t.minCount(term, hostname)
-			self := int32(0)
-			if term.self {
-				self = 1
-			}
-			if cands = t.narrow(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
-				v := t.violation(term, "")
-				v.skew, v.min, v.hasSkew = g.maxSkew, m, true
-				v.Permanent = term.Required && hostname && !g.isClosed
-				return nil, v
-			}
-		case Affinity:
-			any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
-			if !any && term.self && t.canBootstrap(term) {
-				continue
-			}
-			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) > 0 }); len(cands) == 0 {
-				return nil, t.violation(term, "no matching pod in any possible domain")
-			}
-		case AntiAffinity:
-			if cands = t.narrow(cands, func(d int32) bool { return g.get(d) == 0 }); len(cands) == 0 {
-				v := t.violation(term, "a matching pod is already in every possible domain")
-				v.Permanent = term.Required
-				return nil, v
-			}
+		var v *Violation
+		if cands, v = t.filterTerm(term, cands, h); v != nil {
+			return nil, v
 		}
 	}
 	return t.filterOwners(p, ks, cands, h)
+}
+
+// filterTerm keeps the candidate domains one term of the pod allows.
+func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host) ([]int32, *Violation) {
+	g := term.g
+	hostname := term.Key == requirements.LabelHostname
+	switch term.Kind {
+	case Spread:
+		if !g.hostPasses(h, t.schema) {
+			return cands, nil
+		}
+		m := t.minCount(term, hostname)
+		self := int32(0)
+		if term.self {
+			self = 1
+		}
+		if cands = t.narrow(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
+			v := t.violation(term, "")
+			v.skew, v.min, v.hasSkew = g.maxSkew, m, true
+			v.Permanent = term.Required && hostname && !g.isClosed
+			return nil, v
+		}
+	case Affinity:
+		any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
+		if !any && term.self && t.canBootstrap(term) {
+			return cands, nil
+		}
+		if cands = t.narrow(cands, func(d int32) bool { return g.get(d) > 0 }); len(cands) == 0 {
+			return nil, t.violation(term, "no matching pod in any possible domain")
+		}
+	case AntiAffinity:
+		if cands = t.narrow(cands, func(d int32) bool { return g.get(d) == 0 }); len(cands) == 0 {
+			v := t.violation(term, "a matching pod is already in every possible domain")
+			v.Permanent = term.Required
+			return nil, v
+		}
+	}
+	return cands, nil
+}
+
+// Holds reports whether term i of pod p holds on host h, the term alone
+// (no other term of the pod, no other pod's rule), against the placements
+// recorded: p itself must not be recorded, as for Check. Used on a plan's
+// final nodes (CloseDomains) to tell which preferences the plan honours.
+func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
+	term := &p.Terms[i]
+	cands, _ := t.candidates(term.g.ks, h)
+	if len(cands) == 0 {
+		return term.Kind == AntiAffinity // the node lacks the key
+	}
+	cands, v := t.filterTerm(term, cands, h)
+	return v == nil && len(cands) > 0
 }
 
 // filterOwners narrows cands by the groups that select the pod without

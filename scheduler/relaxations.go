@@ -1,0 +1,255 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// The relaxations a plan reports are judged on the plan as it ends, not
+// collected while placing: improvement moves (a drain, a merge, a move into
+// another zone) check only what they must keep (required rules, spreads),
+// so a pod placed with every preference kept can end beside a pod its
+// preferred anti-affinity avoids, and a preference dropped to place a pod
+// may hold again after a move. So, once the plan is final, every placed
+// pod's preferences that its policy does not ignore are evaluated against
+// the plan's nodes (existing nodes, and each NodeClaim as it launches: the
+// zone of a claim is its launch zone) and the bound and placed pods on
+// them, and exactly those that do not hold are reported, in the words
+// placing uses:
+//
+//   - preferred pod affinity and anti-affinity terms and ScheduleAnyway
+//     spread constraints, each alone, by a fresh topology tracker over the
+//     final nodes (topology.Tracker.Holds: kube-scheduler's count with the
+//     pod taken out, the spread minimum over the plan's domains);
+//   - preferred node-affinity terms, against the node's labels;
+//   - PreferNoSchedule taints of the node the pod does not tolerate.
+//
+// Nothing here changes the plan.
+
+// relaxations lists, per placed pod, the preferences the final plan does
+// not honour. When the plan's nodes cannot be rebuilt (a claim that would
+// not launch), it falls back to what placing recorded.
+func (s *solver) relaxations() []Relaxation {
+	pn, ok := s.newPlanNodes()
+	if !ok {
+		return s.placingRelaxations()
+	}
+	nodes := map[string]*topology.Node{}
+	for _, n := range pn.nodes {
+		nodes[n.Name] = n
+	}
+	var j *judge
+	if s.anyTopologyPreference() {
+		j = s.newJudge(pn, nodes)
+	}
+	var out []Relaxation
+	for _, pp := range s.pending {
+		if !placedOn(pp) {
+			continue
+		}
+		n := s.finalNode(pp, nodes)
+		if n == nil {
+			return s.placingRelaxations()
+		}
+		if dropped := pp.cls.inRelaxationOrder(s.broken(pp, n, j)); len(dropped) > 0 {
+			out = append(out, Relaxation{Pod: pp.name, Dropped: dropped})
+		}
+	}
+	return out
+}
+
+// placingRelaxations is what placing recorded per pod.
+func (s *solver) placingRelaxations() []Relaxation {
+	var out []Relaxation
+	for _, pp := range s.pending {
+		if placedOn(pp) && len(pp.relaxed) > 0 {
+			out = append(out, Relaxation{Pod: pp.name, Dropped: pp.relaxed})
+		}
+	}
+	return out
+}
+
+// finalNode is the node pp ends on: its existing node, or the node its
+// claim launches as.
+func (s *solver) finalNode(pp *pending, nodes map[string]*topology.Node) *topology.Node {
+	if pp.node != nil {
+		return pp.node.topo
+	}
+	return nodes[pp.claim.host]
+}
+
+// judge is a topology tracker over the final plan: every class registered
+// with its own topology terms (none dropped for a policy or for Karpenter's
+// order), every placed pod recorded on the node it ends on.
+type judge struct {
+	t    *topology.Tracker
+	pods map[*class]*topology.Pod
+}
+
+// pod is the class as the judge registered it; nil without a judge (no
+// pod has a preferred topology term).
+func (j *judge) pod(c *class) *topology.Pod {
+	if j == nil {
+		return nil
+	}
+	return j.pods[c]
+}
+
+// anyTopologyPreference reports whether some valid class has a preferred
+// pod affinity or anti-affinity term or a ScheduleAnyway spread (only then
+// does judging the plan need a tracker).
+func (s *solver) anyTopologyPreference() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil {
+			continue
+		}
+		spec := c.sample.Spec
+		for _, tsc := range spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway {
+				return true
+			}
+		}
+		if a := spec.Affinity; a != nil && ((a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
+			(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *solver) newJudge(pn *planNodes, nodes map[string]*topology.Node) *judge {
+	j := &judge{t: topology.New(s.schema, s.sources(), s.namespaceLabels(), s.existingPods), pods: map[*class]*topology.Pod{}}
+	var tps []*topology.Pod
+	var specs []topology.PodSpec
+	for _, c := range s.classes {
+		if c.invalid != nil {
+			continue
+		}
+		p := c.sample
+		spec := topology.PodSpec{Namespace: c.namespace, Labels: p.Labels, Tolerations: p.Spec.Tolerations,
+			Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity}
+		tp, err := j.t.Register(spec)
+		if err != nil {
+			continue
+		}
+		j.pods[c] = tp
+		tps, specs = append(tps, tp), append(specs, spec)
+	}
+	j.t.Finish(tps, specs)
+	j.t.CloseDomains(pn.nodes)
+	none := func(int) bool { return false }
+	for _, pp := range s.pending {
+		if tp := j.pods[pp.cls]; tp != nil && placedOn(pp) {
+			if n := s.finalNode(pp, nodes); n != nil {
+				j.t.Record(tp, none, &topology.Host{Node: n})
+			}
+		}
+	}
+	return j
+}
+
+// broken lists the preferences of placed pod pp, on node n, that the final
+// plan does not honour: pod affinity, then anti-affinity, node affinity,
+// ScheduleAnyway spreads, PreferNoSchedule taints (each kind in the order
+// the pod lists its terms); kinds the policy ignores are not judged.
+func (s *solver) broken(pp *pending, n *topology.Node, j *judge) []string {
+	c := pp.cls
+	var out []string
+	if tp := j.pod(c); tp != nil && tp.Relevant() {
+		h := &topology.Host{Node: n}
+		none := func(int) bool { return false }
+		j.t.Unrecord(tp, none, h)
+		for _, kind := range []topology.Kind{topology.Affinity, topology.AntiAffinity} {
+			out = append(out, s.brokenTerms(tp, kind, h, j.t)...)
+		}
+		out = append(out, s.brokenNodeTerms(c, n)...)
+		out = append(out, s.brokenTerms(tp, topology.Spread, h, j.t)...)
+		j.t.Record(tp, none, h)
+	} else {
+		out = append(out, s.brokenNodeTerms(c, n)...)
+	}
+	if s.cfg.policyFor(PreferTaints) != PreferenceIgnore {
+		if _, bad := requirements.UntoleratedPreference(n.Taints, c.tolerations); bad && s.anyPreferNoSchedule {
+			out = append(out, preferNoScheduleDesc)
+		}
+	}
+	return out
+}
+
+// preferNoScheduleDesc names the PreferNoSchedule preference.
+const preferNoScheduleDesc = "avoid PreferNoSchedule taints"
+
+// brokenTerms lists the pod's preferred terms of one kind (ScheduleAnyway
+// spreads for Spread) that do not hold on h, unless the policy ignores
+// the kind.
+func (s *solver) brokenTerms(tp *topology.Pod, kind topology.Kind, h *topology.Host, t *topology.Tracker) []string {
+	if s.cfg.policyFor(prefKindOf(kind)) == PreferenceIgnore {
+		return nil
+	}
+	var out []string
+	for i, term := range tp.Terms {
+		if term.Kind != kind || term.Required || t.Holds(tp, i, h) {
+			continue
+		}
+		out = append(out, termDesc(term))
+	}
+	return out
+}
+
+// prefKindOf is the preference kind of a preferred topology term.
+func prefKindOf(k topology.Kind) PreferenceKind {
+	switch k {
+	case topology.Affinity:
+		return PreferPodAffinity
+	case topology.AntiAffinity:
+		return PreferPodAntiAffinity
+	}
+	return PreferTopologySpread
+}
+
+// termDesc names a preferred topology term as its relaxation step does.
+func termDesc(t topology.Term) string {
+	if t.Kind == topology.Spread {
+		return "ScheduleAnyway " + t.Describe()
+	}
+	return fmt.Sprintf("preferred %s (weight %d)", t.Describe(), t.Weight)
+}
+
+// brokenNodeTerms lists the class's preferred node-affinity terms (kept
+// and dropped before placing) that node n's labels do not match.
+func (s *solver) brokenNodeTerms(c *class, n *topology.Node) []string {
+	if s.cfg.policyFor(PreferNodeAffinity) == PreferenceIgnore {
+		return nil
+	}
+	var out []string
+	for _, terms := range [][]prefTerm{c.prefs, c.unkept} {
+		for _, pt := range terms {
+			if !pt.reqs.Matches(n.Labels) {
+				out = append(out, pt.desc)
+			}
+		}
+	}
+	return out
+}
+
+// inRelaxationOrder sorts descriptions of the class's preferences as
+// placing drops them (relaxedAt: those dropped before placing, then the
+// steps); any other (a term Karpenter's order never enforces) keeps its
+// place after them.
+func (c *class) inRelaxationOrder(descs []string) []string {
+	order := c.relaxedAt(len(c.steps))
+	rank := func(d string) int {
+		if i := slices.Index(order, d); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(descs, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
+	return descs
+}
