@@ -615,7 +615,7 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 	if a == nil {
 		return
 	}
-	if s.cfg.karpenterRelaxation {
+	if s.cfg.karpenterRelaxation && !s.cfg.keepSelfAntiAffinity {
 		spec.Affinity = pessimisticAntiAffinity(a, spec.Labels)
 		a = spec.Affinity
 	}
@@ -640,7 +640,11 @@ func (s *solver) dropIgnoredPreferences(spec *topology.PodSpec) {
 // open in every zone it could land in, so the second replica finds every
 // zone taken and relaxes the term (its replicas share nodes). Without this
 // the plan in Karpenter's order would keep replicas apart at a price
-// Karpenter never pays.
+// Karpenter never pays. A second plan that packs like Karpenter keeps the
+// terms (keepSelfAntiAffinity): its tracker counts a pod on an open claim
+// in every zone the claim may take (LeaveSoftTargetsOpen), so a replica
+// relaxes only when every zone is taken, not when the claim before it was
+// pinned to one zone by its NodePool.
 func pessimisticAntiAffinity(a *corev1.Affinity, podLabels map[string]string) *corev1.Affinity {
 	if a.PodAntiAffinity == nil || len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
 		return a

@@ -110,6 +110,13 @@ type config struct {
 	// instance type that still fits); set only for the plan Solve compares
 	// with its own, with karpenterRelaxation.
 	joinPlanned bool
+	// keepSelfAntiAffinity keeps, in the plan that packs like Karpenter,
+	// the preferred anti-affinity on a key other than hostname that selects
+	// the pod itself, which that plan otherwise drops
+	// (pessimisticAntiAffinity); its tracker then counts a pod on an open
+	// claim in every zone the claim may take, as Karpenter does. Set only
+	// for a second such plan, with joinPlanned.
+	keepSelfAntiAffinity bool
 	// fillBounded makes planned claims of NodePools with limits take pods
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.

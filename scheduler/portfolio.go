@@ -24,6 +24,8 @@ import (
 //     Karpenter, a claim is not pinned to a zone for another pod's
 //     preferred anti-affinity, nor for its own pod's (which is checked
 //     against the pods placed before it only; topology.Tracker.LeaveSoftTargetsOpen);
+//     where replicas prefer apart on a zone, that plan twice: with those
+//     terms dropped (pessimisticAntiAffinity) and kept;
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
@@ -121,6 +123,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		join := cfg
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
+		if slices.ContainsFunc(s.classes, selfZoneAntiAffinity) {
+			keep := join
+			keep.keepSelfAntiAffinity = true
+			more = append(more, keep)
+		}
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
 	if err != nil || own.placed() == len(own.pending) {

@@ -118,7 +118,7 @@ func (s *solver) preferenceCost(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 	ignore := s.cfg
 	ignore.preference, ignore.preferenceByKind, ignore.preferenceCost = PreferenceIgnore, nil, false
 	ignore.karpenterRelaxation, ignore.joinPlanned, ignore.fillBounded, ignore.packLargest, ignore.first = false, false, false, false, nil
-	ignore.ownersLast = false
+	ignore.ownersLast, ignore.keepSelfAntiAffinity = false, false
 	ignore.shared = newExistingShare(ignore.memo)
 	b, err := bestOf(pods, nodePools, catalog, ignore)
 	if err != nil {
