@@ -48,6 +48,7 @@ func (t *Tracker) CloseDomains(nodes []*Node) {
 		slices.Sort(g.closed)
 		g.closed = slices.Compact(g.closed)
 		g.isClosed = true
+		g.ver++
 	}
 }
 

@@ -923,11 +923,27 @@ func (g *group) minOver(ds []int32) int32 {
 	if len(ds) == 0 {
 		return 0
 	}
+	if mm := &g.minMemo; mm.first == &ds[0] && mm.n == len(ds) && mm.ver == g.ver && mm.set {
+		return mm.min
+	}
 	m := int32(math.MaxInt32)
 	for _, d := range ds {
 		m = min(m, g.get(d))
 	}
+	g.minMemo = minMemo{first: &ds[0], n: len(ds), ver: g.ver, min: m, set: true}
 	return m
+}
+
+// minMemo is minOver's answer for one domain list (its first element and
+// length: the lists it is asked about, a term's eligible domains and a
+// group's closed ones, are not rewritten in place but by CloseDomains,
+// which changes the version) at one version of the group's counts.
+type minMemo struct {
+	first *int32
+	n     int
+	ver   uint64
+	min   int32
+	set   bool
 }
 
 // canBootstrap reports whether a self-selecting affinity pod may start a

@@ -305,6 +305,10 @@ type group struct {
 	owners      []int32
 	nonzero     int
 	ownersTotal int
+	// ver changes with every count and with CloseDomains; minMemo holds
+	// minOver's last answer for a domain list at a version.
+	ver     uint64
+	minMemo minMemo
 
 	// required is set when a required term owns the group; loose marks an
 	// anti-affinity group only preferred terms own, and entries holds what
@@ -341,6 +345,7 @@ func (g *group) add(d int32) {
 		g.nonzero++
 	}
 	g.count[d]++
+	g.ver++
 }
 
 func (g *group) addOwner(d int32) {
@@ -643,6 +648,7 @@ func (g *group) remove(d int32) bool {
 	if g.count[d] == 0 {
 		g.nonzero--
 	}
+	g.ver++
 	return true
 }
 

@@ -1,0 +1,40 @@
+package topology
+
+import "testing"
+
+// TestMinOverFollowsCounts checks minOver's memo: the minimum of a domain
+// list follows every count change and CloseDomains' rewrite of the closed
+// list in place (same first element and length, other domains).
+func TestMinOverFollowsCounts(t *testing.T) {
+	g := &group{}
+	open := []int32{0, 1, 2}
+	steps := []struct {
+		name string
+		do   func()
+		ds   []int32
+		want int32
+	}{
+		{"empty counts", func() {}, open, 0},
+		{"one pod in each of 0 and 1, 2 empty", func() { g.add(0); g.add(1) }, open, 0},
+		{"2 filled", func() { g.add(2) }, open, 1},
+		{"asked again, nothing changed", func() {}, open, 1},
+		{"a pod taken out of 1", func() { g.remove(1) }, open, 0},
+		{"a pod back in 1, two in 0", func() { g.add(1); g.add(0) }, open, 1},
+		{"closed list rewritten in place to 0 only", func() {
+			g.closed = append(g.closed[:0], 0, 0, 0)[:3]
+			g.closed[1], g.closed[2] = 0, 0
+			g.ver++ // as CloseDomains does
+		}, nil, 2},
+	}
+	g.closed = []int32{1, 2, 0}
+	for _, st := range steps {
+		st.do()
+		ds := st.ds
+		if ds == nil {
+			ds = g.closed
+		}
+		if got := g.minOver(ds); got != st.want {
+			t.Errorf("%s: minOver(%v) = %d, want %d (counts %v)", st.name, ds, got, st.want, g.count)
+		}
+	}
+}
