@@ -182,18 +182,14 @@ func (s *solver) mayTake(pp *pending, y *claim) bool {
 // domains), and y's instance type is one it may run on. It moves nothing,
 // so an ejection is only tried where the pod, once room is made, can go.
 func (s *solver) mayEnter(pp *pending, y *claim) bool {
-	src, c := pp.claim, pp.cls
+	c := pp.cls
 	if _, clash := portsConflict(y.ports, c.ports); clash {
 		return false
 	}
-	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	a, srcHost, ok := s.pinnedAttempt(pp)
 	if !ok {
 		return false
 	}
-	if a.reqID, ok = s.pinToDomains(a.reqID, c, src.reqID); !ok {
-		return false
-	}
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	defer s.topo.Record(c.topo, a.active, &srcHost)
 	be, ok := s.checkBucket(a, y.bucket, nil)
@@ -215,15 +211,11 @@ func (s *solver) moveInto(pp *pending, dst *claim, maxPrice float64, budget *int
 	if dst.dropped {
 		return false
 	}
-	src, c := pp.claim, pp.cls
-	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+	c := pp.cls
+	a, srcHost, ok := s.pinnedAttempt(pp)
 	if !ok {
 		return false
 	}
-	if a.reqID, ok = s.pinToDomains(a.reqID, c, src.reqID); !ok {
-		return false
-	}
-	srcHost := topology.Host{Hostname: src.host, HostnameDomain: &src.hostDom, Requirements: s.reqs.info(src.reqID).reqs, Taints: src.pool.tmpl.Taints}
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	*budget--
 	ev, ok := s.evalClaim(a, dst)
@@ -308,4 +300,18 @@ func (s *solver) endJournal(outer int, keep func(journalEntry) bool) {
 		return
 	}
 	s.journalFrom = outer
+}
+
+// pinnedAttempt is pp's attempt at its level pinned to its claim's domains
+// on every key topology counts it on, with its claim's topology view (which
+// a move unrecords pp from first).
+func (s *solver) pinnedAttempt(pp *pending) (attempt, topology.Host, bool) {
+	a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+	if !ok {
+		return a, topology.Host{}, false
+	}
+	if a.reqID, ok = s.pinToDomains(a.reqID, pp.cls, pp.claim.reqID); !ok {
+		return a, topology.Host{}, false
+	}
+	return a, s.claimHost(pp.claim), true
 }
