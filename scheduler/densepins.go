@@ -51,24 +51,13 @@ func (s *solver) countsOnTypeLabel() bool {
 // beyond the NodePool's node limit ranked after the others; +Inf when no
 // type holds one.
 func (s *solver) domainPricePerPod(id int32, pins []requirements.Requirement, need binpack.Vec, pods int) float64 {
-	info := s.reqs.info(id)
-	p := info.pool
-	if p == nil {
-		return 0
+	info, d, early, ok := s.domainScanOf(id, pins)
+	if !ok {
+		return early
 	}
-	info.typeSet(s)
-	reqs, labelPins := s.withPins(info.reqs, pins)
-	if _, empty := reqs.Empty(); empty {
-		return math.Inf(1)
-	}
-	f := binpack.NewOfferFilter(s.idx, reqs)
-	var left binpack.ReservationsLeft
-	if s.hasReservations {
-		left = s.leftFor(nil)
-	}
+	p, labelPins, f, left, prices := info.pool, d.labelPins, d.f, d.left, d.prices
 	pods = max(pods, 1)
 	var zero binpack.Vec
-	prices := s.idx.Prices(info.offer)
 	best := math.Inf(1)
 	for _, t32 := range info.members {
 		t := int(t32)

@@ -816,23 +816,12 @@ func pinsKey(pins []requirements.Requirement) string {
 // also meets pins (one value per key) and whose usable capacity holds need,
 // within the pool's limits (+Inf when none).
 func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
-	info := s.reqs.info(id)
-	p := info.pool
-	if p == nil {
-		return 0
+	info, d, early, ok := s.domainScanOf(id, pins)
+	if !ok {
+		return early
 	}
-	info.typeSet(s)
-	reqs, labelPins := s.withPins(info.reqs, pins)
-	if _, empty := reqs.Empty(); empty {
-		return math.Inf(1)
-	}
-	f := binpack.NewOfferFilter(s.idx, reqs)
-	var left binpack.ReservationsLeft
-	if s.hasReservations {
-		left = s.leftFor(nil)
-	}
+	p, labelPins, f, left, prices := info.pool, d.labelPins, d.f, d.left, d.prices
 	var zero binpack.Vec
-	prices := s.idx.Prices(info.offer)
 	best := math.Inf(1)
 	for _, t32 := range info.members {
 		t := int(t32)
@@ -856,6 +845,36 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 		}
 	}
 	return best
+}
+
+// domainScan is what pricing a set's types in one domain reads: the pins
+// on instance-type labels, the offering filter of the pinned requirements,
+// the reservations left and the types' prices.
+type domainScan struct {
+	labelPins []requirements.Requirement
+	f         binpack.OfferFilter
+	left      binpack.ReservationsLeft
+	prices    []float64
+}
+
+// domainScanOf prepares the scan of set id pinned to pins; when there is
+// nothing to scan it returns false with the price to report (0 for a set
+// of no NodePool, +Inf when the pins leave no requirement set).
+func (s *solver) domainScanOf(id int32, pins []requirements.Requirement) (*reqInfo, domainScan, float64, bool) {
+	info := s.reqs.info(id)
+	if info.pool == nil {
+		return info, domainScan{}, 0, false
+	}
+	info.typeSet(s)
+	reqs, labelPins := s.withPins(info.reqs, pins)
+	if _, empty := reqs.Empty(); empty {
+		return info, domainScan{}, math.Inf(1), false
+	}
+	d := domainScan{labelPins: labelPins, f: binpack.NewOfferFilter(s.idx, reqs), prices: s.idx.Prices(info.offer)}
+	if s.hasReservations {
+		d.left = s.leftFor(nil)
+	}
+	return info, d, 0, true
 }
 
 // withPins returns reqs with pins added, and the pins on keys that are
