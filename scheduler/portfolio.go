@@ -140,26 +140,38 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 	if best.placed() < len(best.pending) {
 		judge = best
 	}
-	more = more[:0]
-	// The plans for limits start from nodeplan's own config: Karpenter's
-	// charging of NodeClaims (karpenterRelaxation) spends limits faster.
+	more = s.cfg.whenLeft(judge, own)
+	if len(more) == 0 {
+		return best, nil
+	}
+	best, _, err = planWith(best, more, pods, nodePools, catalog)
+	return best, err
+}
+
+// whenLeft is the configs of the plans made when the plan judge (the
+// better of nodeplan's own, own, and Karpenter's packing) leaves pods
+// unplaced: each for a cause judge shows. The plans for limits start from
+// nodeplan's own config c: Karpenter's charging of NodeClaims
+// (karpenterRelaxation) spends limits faster.
+func (c config) whenLeft(judge, own *solver) []config {
+	var more []config
 	if judge.fillMayHelp() {
-		fill := s.cfg
+		fill := c
 		fill.fillBounded = true
 		more = append(more, fill)
 	}
 	if judge.limitsLeftPods() && len(judge.pending) <= alternativeMaxPods {
-		pack := s.cfg
+		pack := c
 		pack.packLargest, pack.fillBounded = true, true
 		more = append(more, pack)
 	}
 	if judge.minValuesMayPin() && len(judge.pending) <= alternativeMaxPods {
-		pins := s.cfg
+		pins := c
 		pins.minValuesPins = true
 		more = append(more, pins)
 	}
 	if judge.countsOnTypeLabel() && len(judge.pending) <= alternativeMaxPods {
-		dense := s.cfg
+		dense := c
 		dense.densePins = true
 		more = append(more, dense)
 	}
@@ -168,11 +180,7 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		first.first = judge.unplacedNames()
 		more = append(more, first)
 	}
-	if len(more) == 0 {
-		return best, nil
-	}
-	best, _, err = planWith(best, more, pods, nodePools, catalog)
-	return best, err
+	return more
 }
 
 // planWith plans base (unless planned) and a solver per config, and

@@ -511,32 +511,60 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 		sel = sel.Add(reqs...)
 		selDesc = sel.String()
 	}
-	ns := nsMatcher{}
-	switch {
-	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
-		ns.all = true
-	default:
-		ns.names = slices.Clone(term.Namespaces)
-		if term.NamespaceSelector != nil {
-			s, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
-			if err != nil {
-				return nil, err
-			}
-			ns.selector = s
-		}
-		if len(ns.names) == 0 && ns.selector == nil {
-			ns.names = []string{ownerNS}
-		}
-		slices.Sort(ns.names)
+	ns, err := termNamespaces(term, ownerNS)
+	if err != nil {
+		return nil, err
 	}
 	if t.defaultSchema == nil {
 		d := requirements.DefaultSchema()
 		t.defaultSchema = &d
 	}
-	key := t.defaultSchema.Normalize(term.TopologyKey)
-	key = t.schema.Normalize(key)
+	key := t.schema.Normalize(t.defaultSchema.Normalize(term.TopologyKey))
+	id := groupID(kind, key, selDesc, ns, o)
+	if g, ok := t.groupIdx[id]; ok {
+		return g, nil
+	}
+	g := &group{
+		id: id, kind: kind, ks: t.key(key), selector: sel, selDesc: selDesc, ns: ns,
+		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
+		honorTaints: o.honorTaints, tolerations: o.tolerations, seq: len(t.groups),
+	}
+	t.groupIdx[g.id] = g
+	t.groups = append(t.groups, g)
+	t.countExisting(g)
+	return g, nil
+}
+
+// termNamespaces is the namespaces a term's selector looks in: all of them
+// for an empty namespace selector, else the listed ones and those the
+// selector picks, else the owner's.
+func termNamespaces(term corev1.PodAffinityTerm, ownerNS string) (nsMatcher, error) {
+	ns := nsMatcher{}
+	if sel := term.NamespaceSelector; sel != nil && len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		ns.all = true
+		return ns, nil
+	}
+	ns.names = slices.Clone(term.Namespaces)
+	if term.NamespaceSelector != nil {
+		s, err := metav1.LabelSelectorAsSelector(term.NamespaceSelector)
+		if err != nil {
+			return ns, err
+		}
+		ns.selector = s
+	}
+	if len(ns.names) == 0 && ns.selector == nil {
+		ns.names = []string{ownerNS}
+	}
+	slices.Sort(ns.names)
+	return ns, nil
+}
+
+// groupID is what makes two terms one group:
+// kind|key|selector|namespaces|maxSkew|minDomains|honorTaints, then the
+// node filter's requirements and, when taints are honoured, the
+// tolerations.
+func groupID(kind Kind, key, selDesc string, ns nsMatcher, o termOpts) string {
 	var id strings.Builder
-	// kind|key|selector|namespaces|maxSkew|minDomains|honorTaints
 	for _, part := range []string{strconv.Itoa(int(kind)), key, selDesc, ns.String(), strconv.Itoa(int(o.maxSkew)), strconv.Itoa(int(o.minDomains))} {
 		id.WriteString(part)
 		id.WriteByte('|')
@@ -550,16 +578,12 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 			fmt.Fprintf(&id, "|%s/%s/%s/%s", tol.Key, tol.Operator, tol.Value, tol.Effect)
 		}
 	}
-	if g, ok := t.groupIdx[id.String()]; ok {
-		return g, nil
-	}
-	g := &group{
-		id: id.String(), kind: kind, ks: t.key(key), selector: sel, selDesc: selDesc, ns: ns,
-		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
-		honorTaints: o.honorTaints, tolerations: o.tolerations, seq: len(t.groups),
-	}
-	t.groupIdx[g.id] = g
-	t.groups = append(t.groups, g)
+	return id.String()
+}
+
+// countExisting counts in a new group the existing pods it selects, on
+// the nodes that pass its filter.
+func (t *Tracker) countExisting(g *group) {
 	for _, i := range t.selected(g) {
 		ep := &t.existing[i]
 		if !g.nodePasses(ep.Node) {
@@ -570,7 +594,6 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 			t.tally(g, d, false, true)
 		}
 	}
-	return g, nil
 }
 
 func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
