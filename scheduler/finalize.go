@@ -468,16 +468,25 @@ func pick(values []string, ok []bool) []string {
 }
 
 // openValue picks the value of a custom label a claim's requirements leave
-// open. On a key topology counts on, a domain that already exists, when the
-// requirement allows one: the claim's pods do not care (else topology would
-// have pinned the key), but a fresh value would be a new, empty domain that
-// lowers the global minimum of every spread on the key, and kube-scheduler
-// would then refuse the pods that carry it. Otherwise a value drawn from the
-// solve's seed, as Karpenter labels its nodes.
+// open. On a key topology counts on, when a node without the label meets
+// the requirement (NotIn), no label: topology planned the claim outside
+// every domain of the key, and a value would count its pods in a domain
+// (or make a new, empty one that lowers the global minimum of every spread
+// on the key, and kube-scheduler would then refuse the pods that carry
+// it). When the label must exist, a domain that already exists, when the
+// requirement allows one (the claim's pods do not care, else topology
+// would have pinned the key). Otherwise a value drawn from the solve's
+// seed, as Karpenter labels its nodes.
 func (s *solver) openValue(cl *claim, r requirements.Requirement) (string, bool) {
-	for _, v := range s.topo.Values(r.Key()) {
-		if r.Has(v) {
-			return v, true
+	counted := s.topo.CountsOn(r.Key())
+	if counted && r.AllowsAbsent() {
+		return "", false
+	}
+	if counted {
+		for _, v := range s.topo.Values(r.Key()) {
+			if r.Has(v) {
+				return v, true
+			}
 		}
 	}
 	return r.Pick(s.labelSeed(cl, r.Key()))

@@ -438,6 +438,9 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 			if v := t.missingKey(p, active, key); v != nil {
 				return nil, v
 			}
+			if v := t.unreadDomain(p, active, ks); v != nil {
+				return nil, v
+			}
 			continue
 		}
 		cands, v := t.filter(p, active, ks, cands, h)
@@ -733,6 +736,40 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 	}
 	return t.scratch, false
 }
+
+// unreadDomain refuses a NodeClaim with no domain on a key its offering
+// decides (every node has a zone and a capacity type: the claim's offerings
+// only read as used up, as a capacity reservation the claim itself holds
+// does) when the pod's anti-affinity on the key, or another's that selects
+// the pod, has pods placed: the node will be in some domain, and it may be
+// theirs.
+func (t *Tracker) unreadDomain(p *Pod, active Active, ks *keyState) *Violation {
+	if !offeringKey(ks.key) {
+		return nil
+	}
+	t.before = t.before[:0]
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if term.Key == ks.key && term.Kind == AntiAffinity && (term.Required || active(i)) && term.g.nonzero > 0 {
+			return t.violation(term, "the NodeClaim's domain is not known yet and a matching pod is placed")
+		}
+	}
+	for _, g := range p.matched {
+		if g.ks == ks && g.kind == AntiAffinity && g.ownersTotal > 0 {
+			return t.groupViolation(g, "the NodeClaim's domain is not known yet and a pod whose required anti-affinity selects this pod is placed")
+		}
+	}
+	return nil
+}
+
+// offeringKey reports whether the offering a NodeClaim launches decides
+// its value on key (zone, zone ID, capacity type): every node has it.
+func offeringKey(key string) bool {
+	return key == requirements.LabelTopologyZone || key == requirements.LabelCapacityType || key == labelZoneID
+}
+
+// labelZoneID is the zone ID label (the catalog's name for it).
+const labelZoneID = "topology.k8s.aws/zone-id"
 
 // filter keeps the candidate domains every active rule allows.
 func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {

@@ -250,6 +250,12 @@ func (t *Tracker) FilterKeys() []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
+// CountsOn reports whether some group counts on key.
+func (t *Tracker) CountsOn(key string) bool {
+	_, ok := t.keys[key]
+	return ok
+}
+
 // Keys returns the topology keys some group counts on, sorted.
 func (t *Tracker) Keys() []string {
 	return slices.Sorted(maps.Keys(t.keys))
