@@ -126,7 +126,9 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	if in.fewer {
 		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
-	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()))
+	// A simulation reads where pods go, never which preferences the plan
+	// relaxed.
+	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations())
 	if prep := m.preparedFor(call.catalog); prep != nil {
 		// After the caller's options: the catalog is ours to choose.
 		call.opts = append(call.opts, scheduler.WithPrepared(prep))
