@@ -36,6 +36,9 @@ type simulation struct {
 	// that is not initialized.
 	unplaced *scheduler.PodError
 	uninit   *simPlacement
+	// call is the Solve that made res (simulateFewer runs it again).
+	call   solveCall
+	method Method
 }
 
 // simPod is one pod of a simulation.
@@ -75,15 +78,36 @@ func (m *model) simulate(in simInput) (*simulation, error) {
 	m.mu.Lock()
 	call, out := m.prepareSimulation(in)
 	m.mu.Unlock()
+	return m.solveSimulation(call, out)
+}
+
+// solveSimulation runs a prepared simulation's Solve and checks its result.
+func (m *model) solveSimulation(call solveCall, out *simulation) (*simulation, error) {
 	res, err := scheduler.Solve(call.pods, call.pools, call.catalog, call.opts...)
 	if err != nil {
 		return nil, err
 	}
-	out.res = res
+	out.res, out.call = res, call
 	m.mu.Lock()
 	m.checkSimulation(out)
 	m.mu.Unlock()
 	return out, nil
+}
+
+// simulateFewer is sim again with Solve preferring fewer NodeClaims (the
+// simInput's fewer): the model has not changed since sim (a round
+// simulates, then commits), so the same Solve call with WithNodeCost is
+// what preparing it again gives, without the preparing. Counted as a
+// simulation of its own.
+func (m *model) simulateFewer(sim *simulation) (*simulation, error) {
+	call := sim.call
+	call.opts = append(slices.Clip(call.opts), scheduler.WithNodeCost(fewerNodeCost))
+	out := &simulation{pods: sim.pods, method: sim.method} // pods: shared, never written once prepared
+	m.mu.Lock()
+	m.stats.Simulations[sim.method]++
+	m.stats.PodsSimulated += len(call.pods)
+	m.mu.Unlock()
+	return m.solveSimulation(call, out)
 }
 
 // solveCall is the arguments of one Solve.
@@ -96,7 +120,7 @@ type solveCall struct {
 
 // prepareSimulation builds a simulation's Solve call (m.mu held).
 func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
-	out := &simulation{pods: map[string]*simPod{}}
+	out := &simulation{pods: map[string]*simPod{}, method: in.method}
 	leaving := map[string]bool{}
 	for _, c := range in.cands {
 		leaving[c.n.name] = true
