@@ -62,11 +62,9 @@ func (m *model) selNodesOf(key string) []*node {
 	if e.version == m.version {
 		return e.nodes
 	}
-	// Changes logged at e.version or later happened after e was made.
-	from, _ := slices.BinarySearchFunc(m.sels.changes, e.version, func(c nodeChange, v int) int { return c.version - v })
 	changed := map[*node]bool{}
-	for _, c := range m.sels.changes[from:] {
-		changed[c.n] = true
+	for _, n := range m.changedSince(e.version) {
+		changed[n] = true
 	}
 	nodes := slices.DeleteFunc(slices.Clone(e.nodes), func(n *node) bool { return changed[n] })
 	for n := range changed {
@@ -98,4 +96,15 @@ func (m *model) nodeSel(n *node, key string) []*pod {
 	}
 	n.sel[key] = sel
 	return sel
+}
+
+// changedSince lists the nodes logged at version or later (what changed
+// since a memo made at version), a node once per time it changed.
+func (m *model) changedSince(version int) []*node {
+	from, _ := slices.BinarySearchFunc(m.sels.changes, version, func(c nodeChange, v int) int { return c.version - v })
+	out := make([]*node, 0, len(m.sels.changes)-from)
+	for _, c := range m.sels.changes[from:] {
+		out = append(out, c.n)
+	}
+	return out
 }
