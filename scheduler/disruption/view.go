@@ -54,6 +54,19 @@ type viewNode struct {
 	// gate and pods, so that simulations share one object (Solve's Memo
 	// knows it).
 	with map[string]*corev1.Node
+	// zone is obj's zone label, once zoneKnown (see zoneLabel).
+	zone               string
+	hasZone, zoneKnown bool
+}
+
+// zoneLabel is the node's zone label (read once: every object of the view
+// node, gated or with pods, shares obj's labels).
+func (vn *viewNode) zoneLabel() (string, bool) {
+	if !vn.zoneKnown {
+		vn.zone, vn.hasZone = vn.obj.Labels[requirements.LabelTopologyZone]
+		vn.zoneKnown = true
+	}
+	return vn.zone, vn.hasZone
 }
 
 // viewDaemonSets are the cluster's DaemonSets, each asking for nodes
@@ -334,6 +347,7 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 	}
 	lands := m.landable(pods, limit, leaving)
 	var gs ghostSet
+	var vns []*viewNode // the view nodes of nodes
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
 			continue
@@ -360,10 +374,10 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 				bound = append(bound, p.slim())
 			}
 		}
-		nodes = append(nodes, obj)
+		nodes, vns = append(nodes, obj), append(vns, vn)
 	}
 	if m.zoneOnly(pods, rel) {
-		gs.thin(m, zoneDomains(m, pools, nodes, &gs))
+		gs.thin(m, zoneDomains(m, pools, vns, &gs))
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
