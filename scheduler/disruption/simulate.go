@@ -67,8 +67,6 @@ type simInput struct {
 	method Method
 	// full gives Solve the whole cluster rather than the view (tests).
 	full bool
-	// fewer makes Solve prefer fewer NodeClaims (see consolidateOnce).
-	fewer bool
 }
 
 // simulate runs one simulation. It may run on several goroutines at once:
@@ -94,10 +92,10 @@ func (m *model) solveSimulation(call solveCall, out *simulation) (*simulation, e
 	return out, nil
 }
 
-// simulateFewer is sim again with Solve preferring fewer NodeClaims (the
-// simInput's fewer): the model has not changed since sim (a round
-// simulates, then commits), so the same Solve call with WithNodeCost is
-// what preparing it again gives, without the preparing. Counted as a
+// simulateFewer is sim again with Solve preferring fewer NodeClaims (see
+// consolidateOnce): the model has not changed since sim (a round
+// simulates, then commits), so sim's Solve call with WithNodeCost is what
+// preparing it again would give, without the preparing. Counted as a
 // simulation of its own.
 func (m *model) simulateFewer(sim *simulation) (*simulation, error) {
 	call := sim.call
@@ -146,9 +144,6 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	} else {
 		nodes, bound := m.fullInput(in.gate, leaving)
 		call.opts = m.solveOptions(nodes, bound)
-	}
-	if in.fewer {
-		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
 	}
 	// A simulation reads where pods go, never which preferences the plan
 	// relaxed.
