@@ -426,7 +426,7 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 	for i, n := range nodes {
 		es[i] = entry{n, nodepool.IsInitialized(n)}
 	}
-	slices.SortStableFunc(es, func(a, b entry) int {
+	order := func(a, b entry) int {
 		if a.init != b.init {
 			if a.init {
 				return -1
@@ -434,7 +434,12 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 			return 1
 		}
 		return strings.Compare(a.n.Name, b.n.Name)
-	})
+	}
+	// Callers that solve again and again mostly pass nodes in this
+	// order already: a check is cheaper than a sort.
+	if !slices.IsSortedFunc(es, order) {
+		slices.SortStableFunc(es, order)
+	}
 	out := make([]*corev1.Node, len(es))
 	for i, e := range es {
 		out[i] = e.n
