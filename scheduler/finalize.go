@@ -40,7 +40,9 @@ func (s *solver) result() Result {
 	}
 	// Judged on the final plan (relaxations.go), after nodeClaims dropped
 	// the claims that would not launch.
-	res.Relaxations = s.relaxations()
+	if !s.cfg.noRelaxations {
+		res.Relaxations = s.relaxations()
+	}
 	slices.SortFunc(res.PodErrors, func(a, b PodError) int { return cmp.Compare(a.Pod, b.Pod) })
 	slices.SortFunc(res.Relaxations, func(a, b Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
 	res.Summary.Pods = len(s.pending)

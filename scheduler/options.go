@@ -146,6 +146,8 @@ type config struct {
 	ownersLast bool
 	// memo is WithMemo's (nil: none).
 	memo *Memo
+	// noRelaxations is WithoutRelaxations: the result leaves them out.
+	noRelaxations bool
 	// shared is the existing nodes as the plans of one solve share them
 	// (nil: each plan prepares its own).
 	shared *existingShare

@@ -101,7 +101,7 @@ func (c *config) checkNumbers() []error {
 // namespace reading as "default").
 func checkObjects[T metav1.Object](option, kind string, objs []T, namespaced bool) []error {
 	var errs []error
-	first := map[string]int{}
+	first := make(map[string]int, len(objs))
 	for i, o := range objs {
 		if isNilPointer(o) {
 			errs = append(errs, &InputError{Field: option, Index: i, Message: "nil " + kind})

@@ -426,7 +426,7 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 	for i, n := range nodes {
 		es[i] = entry{n, nodepool.IsInitialized(n)}
 	}
-	slices.SortStableFunc(es, func(a, b entry) int {
+	order := func(a, b entry) int {
 		if a.init != b.init {
 			if a.init {
 				return -1
@@ -434,7 +434,12 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 			return 1
 		}
 		return strings.Compare(a.n.Name, b.n.Name)
-	})
+	}
+	// Callers that solve again and again mostly pass nodes in this
+	// order already: a check is cheaper than a sort.
+	if !slices.IsSortedFunc(es, order) {
+		slices.SortStableFunc(es, order)
+	}
 	out := make([]*corev1.Node, len(es))
 	for i, e := range es {
 		out[i] = e.n
@@ -449,8 +454,9 @@ func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
 	f := s.cfg.memo.nodeFacts(n, s.schema)
 	en := &existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels}
 	var startup []corev1.Taint
+	poolName := en.labels[requirements.LabelNodePool]
 	for _, p := range s.pools {
-		if p.tmpl.Name == en.labels[requirements.LabelNodePool] {
+		if p.tmpl.Name == poolName {
 			en.pool, startup = p, p.tmpl.StartupTaints
 		}
 	}
@@ -502,9 +508,14 @@ func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, dsRunning map[st
 // the node's effective taints: a startup taint delays the pod, it does not
 // keep it away) but have no pod there yet.
 func (s *solver) expectDaemonSets(dsRunning map[string]map[string]bool) {
+	keys := make([]string, len(s.daemonSets))
+	for i, ds := range s.daemonSets {
+		keys[i] = kube.Key(ds.Namespace(), ds.Name())
+	}
 	for _, en := range s.existing {
+		running := dsRunning[en.name]
 		for i, ds := range s.daemonSets {
-			if dsRunning[en.name][kube.Key(ds.Namespace(), ds.Name())] {
+			if running[keys[i]] {
 				continue
 			}
 			if ds.RunsOn(en.labels, en.taints) {

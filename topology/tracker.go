@@ -398,6 +398,10 @@ type Matches struct {
 	m  map[string][]int32
 	// selectors, when not nil, parses the trackers' label selectors.
 	selectors *Selectors
+	// index is the existing pods by label, made once scans selectors
+	// were checked against all of them (matchindex.go).
+	index labelIndex
+	scans int
 }
 
 // NewMatches returns an empty Matches.
@@ -479,10 +483,19 @@ func (t *Tracker) selected(g *group) []int32 {
 		}
 	}
 	var out []int32
-	for i := range t.existing {
+	pick := func(i int) {
 		ep := &t.existing[i]
 		if g.ns.matches(ep.Namespace, t.namespaces) && g.selector.Matches(labels.Set(ep.Labels)) {
 			out = append(out, int32(i))
+		}
+	}
+	if cands, ok := t.matches.candidatesOf(t.existing, g.selector); ok {
+		for _, i := range cands {
+			pick(int(i))
+		}
+	} else {
+		for i := range t.existing {
+			pick(i)
 		}
 	}
 	if t.matches != nil {

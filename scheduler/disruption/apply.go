@@ -109,6 +109,7 @@ func (m *model) launch(nc scheduler.NodeClaim, index int) *node {
 }
 
 func (m *model) remove(n *node, index int) {
+	m.noteChange(n)
 	n.disruptedBy = index
 	for _, p := range n.pods {
 		if p.active() {
@@ -122,6 +123,7 @@ func (m *model) remove(n *node, index int) {
 }
 
 func (m *model) insert(n *node) {
+	m.noteChange(n)
 	i, _ := slices.BinarySearchFunc(m.nodes, n.name, func(a *node, name string) int { return strings.Compare(a.name, name) })
 	m.nodes = slices.Insert(m.nodes, i, n)
 	m.byName[n.name] = n
@@ -163,6 +165,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 	} else if src := m.byName[sp.from]; src != nil {
 		src.pods = slices.DeleteFunc(src.pods, func(p *pod) bool { return p == sp.p })
 		src.view, src.sel = nil, nil
+		m.noteChange(src)
 	}
 	obj := sp.p.obj.DeepCopy()
 	obj.Spec.NodeName = n.name
@@ -175,6 +178,7 @@ func (m *model) bind(sp *simPod, n *node, index int) {
 	n.pods = slices.Insert(n.pods, i, np)
 	n.lastEvent, n.touchedBy = m.now, index
 	n.gatedObj, n.view, n.sel = nil, nil, nil
+	m.noteChange(n)
 }
 
 // leavePending makes pending the reschedulable pods of the candidates that

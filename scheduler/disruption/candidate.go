@@ -41,11 +41,21 @@ func (c *candidate) savingsRatio() float64 { return c.n.price / c.cost }
 
 // newCandidate applies the generic rules in Karpenter's order; the first
 // that fails is the reason the node is not a candidate. The answer is
-// remembered until the next command (the methods of a round ask for every
-// node; the candidate is never written once made).
+// remembered until a command changes the node's pods (the methods of every
+// round ask for every node; the candidate is never written once made): it
+// reads the node, its pods, the PodDisruptionBudgets and now, and of
+// those only the pods change, by the commands that log the node
+// (noteChange).
 func (m *model) newCandidate(nd *node, cl class) (*candidate, *why) {
-	if m.cands == nil || m.candsVersion != m.version {
+	if m.cands == nil {
 		m.cands, m.candsVersion = map[candKey]candResult{}, m.version
+	}
+	if m.candsVersion != m.version {
+		for _, n := range m.changedSince(m.candsVersion) {
+			delete(m.cands, candKey{n, graceful})
+			delete(m.cands, candKey{n, eventual})
+		}
+		m.candsVersion = m.version
 	}
 	k := candKey{nd, cl}
 	if r, ok := m.cands[k]; ok {

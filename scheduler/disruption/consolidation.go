@@ -73,7 +73,7 @@ func (m *model) consolidateOnce(cands []*candidate, method Method) (*proposal, *
 		// Solve splits pods over NodeClaims when that is cheaper;
 		// Karpenter's greedy scheduler fills one NodeClaim while the pods
 		// fit it. Ask for the fewest NodeClaims before giving up.
-		fewer, err := m.simulate(simInput{cands: cands, gate: true, method: method, fewer: true})
+		fewer, err := m.simulateFewer(sim)
 		if err != nil {
 			return nil, nil, err
 		}

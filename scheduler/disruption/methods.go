@@ -131,12 +131,13 @@ func (m *model) multiNode() (*proposal, error) {
 	}
 	var last *proposal
 	ahead := map[int]multiTrial{} // probes run ahead, by mid
+	up := false                   // the last probe settled was valid
 	for probes := 0; lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes); probes++ {
 		mid := (lo + hi) / 2
 		t, ok := ahead[mid]
 		if !ok {
 			clear(ahead)
-			m.probeAhead(kept, lo, hi, probes, ahead)
+			m.probeAhead(kept, probeRange{lo: lo, hi: hi, probes: probes, up: up}, ahead)
 			t = ahead[mid]
 		}
 		p, err := m.settleProbe(t)
@@ -149,30 +150,46 @@ func (m *model) multiNode() (*proposal, error) {
 		}
 		if valid {
 			last, lo = p, mid+1
-			clear(ahead) // the search leaves the path run ahead
 		} else {
 			hi = mid - 1
 		}
+		up = valid
 	}
 	return last, nil
 }
 
-// probeAhead runs the next probes the binary search makes from [lo, hi]
-// while every probe fails (the common case: most rounds find no multi-node
-// command), within the probe budget, up to one that simulates per core (a
-// probe whose failure is cached costs nothing). Nothing is remembered
-// here: settleProbe does that for each probe the search reaches, in the
-// search's order, so the search and the cache are what probing one at a
-// time gives (a probe never reads another prefix's entry).
-func (m *model) probeAhead(kept []*candidate, lo, hi, probes int, ahead map[int]multiTrial) {
+// probeRange is where the binary search stands: its bounds, the probes
+// made, and whether the last probe was valid.
+type probeRange struct {
+	lo, hi, probes int
+	up             bool
+}
+
+// probeAhead runs the next probes the binary search makes from [lo, hi],
+// guessing that each probe goes the way the last one went (valid: the
+// search moves up; not: down, the common case, since most rounds find no
+// multi-node command; a probe whose failure is cached goes down and
+// costs nothing), within the probe budget, up to one that simulates per
+// core. Nothing is remembered here: settleProbe does that for each probe
+// the search reaches, in the search's order, so the search and the cache
+// are what probing one at a time gives (a probe never reads another
+// prefix's entry, and the model does not change during the search; a
+// probe run ahead that the search does not reach is dropped).
+func (m *model) probeAhead(kept []*candidate, r probeRange, ahead map[int]multiTrial) {
 	var mids []int
+	lo, hi, probes := r.lo, r.hi, r.probes
 	for fresh := 0; fresh < m.workers() && lo <= hi && (m.cfg.maxProbes == 0 || probes < m.cfg.maxProbes); probes++ {
 		mid := (lo + hi) / 2
 		mids = append(mids, mid)
-		if !m.failCached(kept[:mid+1]) {
+		cached := m.failCached(kept[:mid+1])
+		if !cached {
 			fresh++
 		}
-		hi = mid - 1
+		if r.up && !cached {
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
 	}
 	trials := make([]multiTrial, len(mids))
 	m.each(len(mids), func(i int) { trials[i] = m.tryProbe(kept[:mids[i]+1]) })

@@ -48,8 +48,7 @@ type model struct {
 	// antiVersion-1.
 	anti        []*antiGroup
 	antiVersion int
-	// view, viewDS and keys serve the simulation's reduced input (view.go).
-	view   *viewState
+	// viewDS and keys serve the simulation's reduced input (view.go).
 	viewDS []*appsv1.DaemonSet
 	keys   map[string]bool
 	ladder *priceLadder
@@ -64,6 +63,8 @@ type model struct {
 	// compiled are the pod selectors the cache matches, by key.
 	compiled   map[string]compiled
 	compiledBy map[compileKey]string // see compile
+	// sels keeps the nodes each selector picks pods on (selindex.go).
+	sels selState
 	// mu guards what simulations build lazily when they run in parallel
 	// (see simulate and parallel.go).
 	mu sync.Mutex
@@ -124,8 +125,10 @@ type node struct {
 	gatedObj *corev1.Node
 	view     *viewNode
 	// sel holds the pods each selector picks, by compiled key (see
-	// selected); bind drops it too.
+	// nodeSel); bind drops it too.
 	sel map[string][]*pod
+	// relMark is relevant's mark (selindex.go).
+	relMark int
 }
 
 // newModel checks the input and builds the model.

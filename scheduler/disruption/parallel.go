@@ -12,9 +12,10 @@ import (
 // (and everything remembered) is what one at a time would give. Results
 // past the first success are dropped unremembered. Multi-node
 // consolidation's binary search runs ahead the same way: the probes it
-// makes while every probe fails, at once (probeAhead), remembered in the
-// search's order as it reaches them. Only the work done (Stats) depends on
-// the number of cores.
+// makes if each goes the way the last one went (down while they fail, up
+// while they are valid), at once (probeAhead), remembered in the search's
+// order as it reaches them. Only the work done (Stats) depends on the
+// number of cores.
 
 // workers is how many simulations run at once.
 func (m *model) workers() int {

@@ -50,6 +50,8 @@ type pod struct {
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool
+	// relMark is relevant's mark (selindex.go).
+	relMark int
 }
 
 type doNotDisrupt int

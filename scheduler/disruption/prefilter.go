@@ -290,7 +290,7 @@ func (mv *movedClass) room(rs *roomState, leaving map[*node]bool) vec {
 	room := slices.Clone(mv.cr.total)
 	for _, i := range mv.cr.admitted {
 		if leaving[rs.nodes[i]] {
-			room.sub(positive(rs.rooms[i]))
+			room.subPositive(rs.rooms[i])
 		}
 	}
 	return room
@@ -327,13 +327,19 @@ func (v vec) sub(w vec) {
 	}
 }
 
-// positive is v with its negative values (an overcommitted node) as 0.
-func positive(v vec) vec {
-	out := make(vec, len(v))
-	for i, x := range v {
-		out[i] = max(x, 0)
+// addPositive adds w's positive values (an overcommitted node's negative
+// room counts as 0).
+func (v vec) addPositive(w vec) {
+	for i, x := range w {
+		v[i] += max(x, 0)
 	}
-	return out
+}
+
+// subPositive subtracts w's positive values.
+func (v vec) subPositive(w vec) {
+	for i, x := range w {
+		v[i] -= max(x, 0)
+	}
 }
 
 // fitsSomewhere: some node that admits the class and is not leaving has
@@ -355,10 +361,11 @@ func (m *model) classRoom(rs *roomState, p *pod) *classRoom {
 		return cr
 	}
 	cr := &classRoom{total: make(vec, len(m.resourceNames()))}
+	memo := m.admitMemoOf(p)
 	for i, n := range rs.nodes {
-		if m.admits(p, n) {
+		if m.admitsWith(memo, p, n) {
 			cr.admitted = append(cr.admitted, i)
-			cr.total.add(positive(rs.rooms[i]))
+			cr.total.addPositive(rs.rooms[i])
 		}
 	}
 	if rs.classes == nil {
@@ -371,6 +378,11 @@ func (m *model) classRoom(rs *roomState, p *pod) *classRoom {
 // admits reports whether a node's taints and labels let the pod on
 // (memoised per pod class and node; m.mu held).
 func (m *model) admits(p *pod, n *node) bool {
+	return m.admitsWith(m.admitMemoOf(p), p, n)
+}
+
+// admitMemoOf is admits' memo of p's class (m.mu held).
+func (m *model) admitMemoOf(p *pod) map[*node]bool {
 	key := p.classKey()
 	memo := m.admitMemo[key]
 	if memo == nil {
@@ -380,6 +392,11 @@ func (m *model) admits(p *pod, n *node) bool {
 		}
 		m.admitMemo[key] = memo
 	}
+	return memo
+}
+
+// admitsWith is admits with the memo of p's class.
+func (m *model) admitsWith(memo map[*node]bool, p *pod, n *node) bool {
 	ok, seen := memo[n]
 	if !seen {
 		ok = m.admitsNow(p, n)

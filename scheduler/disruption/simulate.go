@@ -36,6 +36,9 @@ type simulation struct {
 	// that is not initialized.
 	unplaced *scheduler.PodError
 	uninit   *simPlacement
+	// call is the Solve that made res (simulateFewer runs it again).
+	call   solveCall
+	method Method
 }
 
 // simPod is one pod of a simulation.
@@ -64,8 +67,6 @@ type simInput struct {
 	method Method
 	// full gives Solve the whole cluster rather than the view (tests).
 	full bool
-	// fewer makes Solve prefer fewer NodeClaims (see consolidateOnce).
-	fewer bool
 }
 
 // simulate runs one simulation. It may run on several goroutines at once:
@@ -75,15 +76,36 @@ func (m *model) simulate(in simInput) (*simulation, error) {
 	m.mu.Lock()
 	call, out := m.prepareSimulation(in)
 	m.mu.Unlock()
+	return m.solveSimulation(call, out)
+}
+
+// solveSimulation runs a prepared simulation's Solve and checks its result.
+func (m *model) solveSimulation(call solveCall, out *simulation) (*simulation, error) {
 	res, err := scheduler.Solve(call.pods, call.pools, call.catalog, call.opts...)
 	if err != nil {
 		return nil, err
 	}
-	out.res = res
+	out.res, out.call = res, call
 	m.mu.Lock()
 	m.checkSimulation(out)
 	m.mu.Unlock()
 	return out, nil
+}
+
+// simulateFewer is sim again with Solve preferring fewer NodeClaims (see
+// consolidateOnce): the model has not changed since sim (a round
+// simulates, then commits), so sim's Solve call with WithNodeCost is what
+// preparing it again would give, without the preparing. Counted as a
+// simulation of its own.
+func (m *model) simulateFewer(sim *simulation) (*simulation, error) {
+	call := sim.call
+	call.opts = append(slices.Clip(call.opts), scheduler.WithNodeCost(fewerNodeCost))
+	out := &simulation{pods: sim.pods, method: sim.method} // pods: shared, never written once prepared
+	m.mu.Lock()
+	m.stats.Simulations[sim.method]++
+	m.stats.PodsSimulated += len(call.pods)
+	m.mu.Unlock()
+	return m.solveSimulation(call, out)
 }
 
 // solveCall is the arguments of one Solve.
@@ -96,7 +118,7 @@ type solveCall struct {
 
 // prepareSimulation builds a simulation's Solve call (m.mu held).
 func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
-	out := &simulation{pods: map[string]*simPod{}}
+	out := &simulation{pods: map[string]*simPod{}, method: in.method}
 	leaving := map[string]bool{}
 	for _, c := range in.cands {
 		leaving[c.n.name] = true
@@ -123,10 +145,9 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 		nodes, bound := m.fullInput(in.gate, leaving)
 		call.opts = m.solveOptions(nodes, bound)
 	}
-	if in.fewer {
-		call.opts = append(call.opts, scheduler.WithNodeCost(fewerNodeCost))
-	}
-	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()))
+	// A simulation reads where pods go, never which preferences the plan
+	// relaxed.
+	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations())
 	if prep := m.preparedFor(call.catalog); prep != nil {
 		// After the caller's options: the catalog is ours to choose.
 		call.opts = append(call.opts, scheduler.WithPrepared(prep))

@@ -80,15 +80,15 @@ func (m *model) zoneOnly(pods []*simPod, rel map[*node][]*pod) bool {
 
 // zoneDomains are the zones a pod could land in or count in: those of the
 // view's nodes (ghosts too) and those the pools offer.
-func zoneDomains(m *model, pools []nodepool.NodePool, nodes []*corev1.Node, gs *ghostSet) map[string]bool {
+func zoneDomains(m *model, pools []nodepool.NodePool, nodes []*viewNode, gs *ghostSet) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range nodes {
-		if z, ok := n.Labels[requirements.LabelTopologyZone]; ok {
+		if z, ok := n.zoneLabel(); ok {
 			out[z] = true
 		}
 	}
 	for _, sig := range gs.order {
-		if z, ok := gs.bySig[sig].first.obj.Labels[requirements.LabelTopologyZone]; ok {
+		if z, ok := gs.bySig[sig].first.zoneLabel(); ok {
 			out[z] = true
 		}
 	}

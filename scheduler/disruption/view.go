@@ -54,13 +54,19 @@ type viewNode struct {
 	// gate and pods, so that simulations share one object (Solve's Memo
 	// knows it).
 	with map[string]*corev1.Node
+	// zone is obj's zone label, once zoneKnown (see zoneLabel).
+	zone               string
+	hasZone, zoneKnown bool
 }
 
-// viewState holds the selector matches of one model version (view nodes
-// live on their node: see viewNode).
-type viewState struct {
-	version int
-	matches map[string][]*pod
+// zoneLabel is the node's zone label (read once: every object of the view
+// node, gated or with pods, shares obj's labels).
+func (vn *viewNode) zoneLabel() (string, bool) {
+	if !vn.zoneKnown {
+		vn.zone, vn.hasZone = vn.obj.Labels[requirements.LabelTopologyZone]
+		vn.zoneKnown = true
+	}
+	return vn.zone, vn.hasZone
 }
 
 // viewDaemonSets are the cluster's DaemonSets, each asking for nodes
@@ -90,14 +96,6 @@ func (m *model) viewDaemonSets() []*appsv1.DaemonSet {
 		m.viewDS = append(m.viewDS, c)
 	}
 	return m.viewDS
-}
-
-// state returns the view of the current model version.
-func (m *model) viewOf() *viewState {
-	if m.view == nil || m.view.version != m.version {
-		m.view = &viewState{version: m.version, matches: map[string][]*pod{}}
-	}
-	return m.view
 }
 
 // viewNode returns n as views show it (made once per node and set of
@@ -323,38 +321,6 @@ type podSelector struct {
 	spread      bool
 }
 
-// selected returns the bound pods a selector picks (memoised per version,
-// and per node while its pods stay).
-func (m *model) selected(ps podSelector) []*pod {
-	key, ok := m.compile(ps)
-	if !ok {
-		return nil
-	}
-	v := m.viewOf()
-	if out, ok := v.matches[key]; ok {
-		return out
-	}
-	c := m.compiled[key]
-	var out []*pod
-	for _, n := range m.nodes {
-		sel, ok := n.sel[key]
-		if !ok {
-			for _, p := range n.pods {
-				if c.selects(p) {
-					sel = append(sel, p)
-				}
-			}
-			if n.sel == nil {
-				n.sel = map[string][]*pod{}
-			}
-			n.sel[key] = sel
-		}
-		out = append(out, sel...)
-	}
-	v.matches[key] = out
-	return out
-}
-
 func boolKey(b bool) string {
 	if b {
 		return "1"
@@ -381,6 +347,7 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 	}
 	lands := m.landable(pods, limit, leaving)
 	var gs ghostSet
+	var vns []*viewNode // the view nodes of nodes
 	for _, n := range m.nodes {
 		if leaving[n.name] || n.deleting {
 			continue
@@ -407,10 +374,10 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 				bound = append(bound, p.slim())
 			}
 		}
-		nodes = append(nodes, obj)
+		nodes, vns = append(nodes, obj), append(vns, vn)
 	}
 	if m.zoneOnly(pods, rel) {
-		gs.thin(m, zoneDomains(m, pools, nodes, &gs))
+		gs.thin(m, zoneDomains(m, pools, vns, &gs))
 	}
 	gn, gp := gs.build(m)
 	return append(nodes, gn...), append(bound, gp...), true
@@ -675,9 +642,19 @@ func minDomains(p *corev1.Pod) bool {
 }
 
 // relevant are the bound pods a simulation's pods can see, by node: those
-// their terms select, and those whose required anti-affinity selects them.
+// their terms select, and those whose required anti-affinity selects them
+// (m.mu held: the pods and nodes seen carry relevant's mark).
 func (m *model) relevant(pods []*simPod) map[*node][]*pod {
-	seen := map[*pod]bool{}
+	m.sels.mark++
+	mark := m.sels.mark
+	var touched []*node
+	see := func(n *node, p *pod) {
+		p.relMark = mark
+		if n.relMark != mark {
+			n.relMark = mark
+			touched = append(touched, n)
+		}
+	}
 	done := map[string]bool{} // selectors by key: pods alike share them
 	for _, ps := range selectorsOf(pods) {
 		key, ok := m.compile(ps)
@@ -685,36 +662,37 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 			continue
 		}
 		done[key] = true
-		for _, p := range m.selected(ps) {
-			seen[p] = true
+		for _, n := range m.selNodesOf(key) {
+			for _, p := range m.nodeSel(n, key) {
+				see(n, p)
+			}
 		}
 	}
 	for _, g := range m.antiAffinity() {
 		for _, sp := range pods {
 			if g.term.selects(sp.p) {
 				for _, o := range g.owners {
-					seen[o] = true
+					if n := m.byName[o.node]; n != nil {
+						see(n, o)
+					}
 				}
 				break
 			}
 		}
 	}
-	// The pods of each node that holds one, in the node's order (every
-	// pod seen is on one of m.nodes, which p.node names).
+	// The pods of each node that holds one, in the node's order.
 	out := map[*node][]*pod{}
-	for p := range seen {
-		n := m.byName[p.node]
-		if _, done := out[n]; done || n == nil {
-			continue
-		}
-		out[n] = nil
+	for _, n := range touched {
+		var mine []*pod
 		for _, q := range n.pods {
-			if seen[q] && q.active() {
-				out[n] = append(out[n], q)
+			if q.relMark == mark && q.active() {
+				mine = append(mine, q)
 			}
 		}
+		if len(mine) > 0 {
+			out[n] = mine
+		}
 	}
-	maps.DeleteFunc(out, func(_ *node, ps []*pod) bool { return len(ps) == 0 })
 	return out
 }
 
