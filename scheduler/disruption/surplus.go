@@ -33,28 +33,15 @@ import (
 // keeping the order they come in for equal prices. Without cpu to move it
 // is byPrice.
 func (m *model) bySurplus(pool string, cs []*candidate) []*candidate {
-	var need [2]float64
-	for _, c := range cs {
-		for _, p := range c.movable {
-			v := cpuMem(p.requests())
-			need[0], need[1] = need[0]+v[0], need[1]+v[1]
-		}
-	}
-	if need[0] == 0 {
+	mix := mixOf(cs)
+	if mix.cpu == 0 {
 		return byPrice(cs)
-	}
-	useful := func(v [2]float64) float64 {
-		u := v[0]
-		if need[1] > 0 {
-			u = min(u, v[1]*need[0]/need[1])
-		}
-		return max(u, 0)
 	}
 	room := make(map[*candidate]float64, len(cs))
 	for _, c := range cs {
-		room[c] = useful(capacityOf(c))
+		room[c] = mix.useful(capacityOf(c))
 	}
-	surplus := m.surplus(pool, cs, room, need[0], useful)
+	surplus := m.surplus(pool, cs, room, mix)
 	out := slices.Clone(cs)
 	slices.SortStableFunc(out, func(a, b *candidate) int {
 		if sa, sb := surplus[a], surplus[b]; sa != sb {
@@ -68,13 +55,36 @@ func (m *model) bySurplus(pool string, cs []*candidate) []*candidate {
 	return out
 }
 
+// podMix is the cpu and memory the pods of a pool's candidates ask in all.
+type podMix struct{ cpu, mem float64 }
+
+func mixOf(cs []*candidate) podMix {
+	var x podMix
+	for _, c := range cs {
+		for _, p := range c.movable {
+			v := cpuMem(p.requests())
+			x.cpu, x.mem = x.cpu+v[0], x.mem+v[1]
+		}
+	}
+	return x
+}
+
+// useful is the useful room of a cpu and memory room (see above).
+func (x podMix) useful(v [2]float64) float64 {
+	u := v[0]
+	if x.mem > 0 {
+		u = min(u, v[1]*x.cpu/x.mem)
+	}
+	return max(u, 0)
+}
+
 // surplus walks the candidates cheapest per unit of useful room first
 // (of equal price per unit, the fullest first: cs comes most wasteful
 // first) and keeps them until, with what the pool's other nodes have left,
-// they hold need (the cpu of the candidates' pods): the candidates after
-// are the surplus (every one with room, when the others hold need alone).
-func (m *model) surplus(pool string, cs []*candidate, room map[*candidate]float64, need float64, useful func([2]float64) float64) map[*candidate]bool {
-	held := m.poolRoom(pool, cs, useful)
+// they hold the cpu of the candidates' pods: the candidates after are the
+// surplus (every one with room, when the others hold the pods alone).
+func (m *model) surplus(pool string, cs []*candidate, room map[*candidate]float64, mix podMix) map[*candidate]bool {
+	held := m.poolRoom(pool, cs, mix)
 	perUnit := func(c *candidate) float64 {
 		if room[c] <= 0 {
 			return math.Inf(1)
@@ -86,7 +96,7 @@ func (m *model) surplus(pool string, cs []*candidate, room map[*candidate]float6
 	slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(perUnit(a), perUnit(b)) })
 	out := map[*candidate]bool{}
 	for _, c := range order {
-		if held >= need || math.IsInf(perUnit(c), 1) {
+		if held >= mix.cpu || math.IsInf(perUnit(c), 1) {
 			out[c] = true
 			continue
 		}
@@ -97,7 +107,7 @@ func (m *model) surplus(pool string, cs []*candidate, room map[*candidate]float6
 
 // poolRoom sums the useful room the pods of a pool's nodes leave, but
 // those of the candidates.
-func (m *model) poolRoom(pool string, cs []*candidate, useful func([2]float64) float64) float64 {
+func (m *model) poolRoom(pool string, cs []*candidate, mix podMix) float64 {
 	in := make(map[*node]bool, len(cs))
 	for _, c := range cs {
 		in[c.n] = true
@@ -119,7 +129,7 @@ func (m *model) poolRoom(pool string, cs []*candidate, useful func([2]float64) f
 		if hasMem {
 			v[1] = float64(rs.rooms[i][mem])
 		}
-		held += useful(v)
+		held += mix.useful(v)
 	}
 	return held
 }
