@@ -34,7 +34,7 @@
 //	consolidation.go, replace.go, offer.go   the replacement rules (B.3, B.4)
 //	methods.go      Emptiness, Drift, multi- and single-node consolidation
 //	staticdrift.go, expiration.go, balanced.go
-//	global.go       SearchGlobal
+//	global.go       SearchGlobal; surplus.go the order its subsets start from
 //	apply.go, launch.go   carrying a command out on the model
 //	explain.go      why each node stays
 //	plan.go         the front door and the loop

@@ -19,12 +19,16 @@ import (
 //   - per NodePool (one pool's pending pods never enter another's
 //     simulation: a pool's are those it takes), it tries a subset of the
 //     pool's candidates, as many as the budget allows (at most maxSubset):
-//     the dearest whose pods a first-fit packing finds room for on the
-//     nodes that stay (packable), else the most wasteful (price × the share
-//     of the node its pods leave unused); pods that fit nowhere take their
-//     node out of the subset, a subset that does not pay is halved; a
-//     subset that pays is grown to the budget with the most wasteful others
-//     that could pay alone, when that saves more;
+//     those whose pods a first-fit packing finds room for on the nodes
+//     that stay (packable), taken from the pool's surplus first (the nodes
+//     dearest per unit of room, which the pool's pods do not need:
+//     surplus.go), then the others, each dearest first; else the most
+//     wasteful (price × the share of the node its pods leave unused);
+//     pods that fit nowhere take their node out of the subset, a subset
+//     that does not pay is halved; a subset that pays at once is grown to
+//     the budget with the most wasteful others that could pay alone, when
+//     that saves more (one that had to be repaired is not: the packing
+//     overrated the room, and a larger subset fails the same way);
 //   - its simulations let pods land only on the nodes with the most room
 //     that admit them, a few more than the pods (view.go: landable);
 //   - a command may replace m nodes with n ≥ 0 NodeClaims when they cost
@@ -242,20 +246,23 @@ func byPrice(cs []*candidate) []*candidate {
 }
 
 // subsetFor tries a subset of a pool's candidates within its budget:
-// first those packable finds room for (dearest first), else the most
-// wasteful, repaired and halved until it pays; a subset found is then
-// grown to the budget with the most wasteful others that could pay alone
-// (cannotPay), kept when that saves more (their pods may share
-// replacements).
+// first those packable finds room for (the surplus, then the others, each
+// dearest first: bySurplus), else the most wasteful, repaired and halved
+// until it pays; a subset that paid without repair is then grown to the
+// budget with the most wasteful others that could pay alone (cannotPay),
+// kept when that saves more (their pods may share replacements).
 func (m *model) subsetFor(pool string, cs []*candidate, budget int, totals map[string]poolTotal) (*globalProposal, error) {
 	order := byWaste(cs)
-	set := m.packable(byPrice(order), budget)
+	set := m.packable(m.bySurplus(pool, order), budget)
 	if len(set) < 2 {
 		set = order[:min(budget, len(order))]
 	}
 	p, err := m.repairSubset(pool, set, totals)
 	if err != nil || p == nil {
 		return p, err
+	}
+	if len(p.cands) < len(set) {
+		return p, nil // repaired: a larger subset fails the same way
 	}
 	var grown []*candidate // in waste order
 	extra := budget - len(p.cands)
