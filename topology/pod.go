@@ -297,6 +297,45 @@ type Host struct {
 	// the same requirement set again and again passes the same slots (the
 	// set's own: shared, written by the tracker).
 	Decided *DecidedDomains
+	// NodeDomains, when set with Node, is where the tracker keeps the
+	// domains of the node's labels once it has looked them up: a caller
+	// that checks pods on one node again and again passes the same slots
+	// (the node's own in that tracker: shared, written by the tracker).
+	NodeDomains *NodeDomains
+}
+
+// NodeDomains holds the domain indexes of an existing node's labels in one
+// tracker (see Host.NodeDomains). Its zero value holds nothing yet.
+type NodeDomains struct {
+	t    *Tracker
+	doms []nodeDomain
+}
+
+// nodeDomain is a node's domain on one key, ok false without the label.
+type nodeDomain struct {
+	ks *keyState
+	d  int32
+	ok bool
+}
+
+// hostNodeDomain is nodeDomain for h's node, from h's slots when it has
+// them.
+func (t *Tracker) hostNodeDomain(ks *keyState, h *Host) (int32, bool) {
+	c := h.NodeDomains
+	if c == nil {
+		return t.nodeDomain(ks, h.Node)
+	}
+	if c.t != t {
+		c.t, c.doms = t, c.doms[:0]
+	}
+	for _, nd := range c.doms {
+		if nd.ks == ks {
+			return nd.d, nd.ok
+		}
+	}
+	d, ok := t.nodeDomain(ks, h.Node)
+	c.doms = append(c.doms, nodeDomain{ks: ks, d: d, ok: ok})
+	return d, ok
 }
 
 // HostnameDomain holds the domain index of a hostname in one tracker (see
@@ -687,17 +726,14 @@ func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
 // is already decided on it.
 func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 	t.scratch = t.scratch[:0]
-	if ks.key == requirements.LabelHostname {
-		if h.Node != nil {
-			return append(t.scratch, ks.intern(h.Node.Hostname())), true
-		}
-		return append(t.scratch, h.hostnameDomain(ks)), true
-	}
 	if h.Node != nil {
-		if v, ok := h.Node.Labels[ks.key]; ok {
-			return append(t.scratch, ks.intern(v)), true
+		if d, ok := t.hostNodeDomain(ks, h); ok {
+			return append(t.scratch, d), true
 		}
 		return t.scratch, true
+	}
+	if ks.key == requirements.LabelHostname {
+		return append(t.scratch, h.hostnameDomain(ks)), true
 	}
 	if d, ok := h.decided(ks); ok {
 		return append(t.scratch, d), true
@@ -1125,7 +1161,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 
 func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
 	if h.Node != nil {
-		return t.nodeDomain(ks, h.Node)
+		return t.hostNodeDomain(ks, h)
 	}
 	if ks.key == requirements.LabelHostname {
 		return h.hostnameDomain(ks), true
