@@ -129,6 +129,7 @@ func (s *solver) finalizeAtOnce(final []*NodeClaim) {
 			if cl := s.claims[i]; cl.live() {
 				if nc, ok := s.finalizeClaim(cl, none); ok {
 					final[i] = &nc
+					s.rememberLaunch(cl, &nc)
 				}
 			}
 		}

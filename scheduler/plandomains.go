@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -272,12 +273,35 @@ func (s *solver) launchMemoized(cl *claim, left binpack.ReservationsLeft) (*topo
 	if s.hasReservations {
 		return s.launchNode(cl, left)
 	}
-	if m := cl.launched; m != nil && m.reqID == cl.reqID && m.used == cl.used && m.charged == cl.charged && slices.Equal(m.ports, cl.ports) {
+	if m := cl.launched; m.current(cl) {
 		return m.node, "", m.price, true
 	}
 	n, resID, price, ok := s.launchNode(cl, left)
 	if ok {
-		cl.launched = &launchMemo{reqID: cl.reqID, used: cl.used, charged: cl.charged, ports: slices.Clone(cl.ports), node: n, price: price}
+		cl.launched = newLaunchMemo(cl, n, price)
 	}
 	return n, resID, price, ok
+}
+
+// current reports whether the memo was made from the claim's state as it is.
+func (m *launchMemo) current(cl *claim) bool {
+	return m != nil && m.reqID == cl.reqID && m.used == cl.used && m.charged == cl.charged && slices.Equal(m.ports, cl.ports)
+}
+
+func newLaunchMemo(cl *claim, n *topology.Node, price float64) *launchMemo {
+	return &launchMemo{reqID: cl.reqID, used: cl.used, charged: cl.charged, ports: slices.Clone(cl.ports), node: n, price: price}
+}
+
+// rememberLaunch makes the claim's memo from its NodeClaim, as finalised
+// without capacity reservations: the node launchNode would make carries the
+// NodeClaim's labels and its placeholder hostname. (Finalising runs on all
+// cores, judging the plan's relaxations after it on one.)
+func (s *solver) rememberLaunch(cl *claim, nc *NodeClaim) {
+	if cl.launched.current(cl) {
+		return
+	}
+	labels := make(map[string]string, len(nc.Labels)+1)
+	maps.Copy(labels, nc.Labels)
+	labels[requirements.LabelHostname] = cl.host
+	cl.launched = newLaunchMemo(cl, &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, nc.Price)
 }

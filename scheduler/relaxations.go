@@ -40,24 +40,21 @@ func (s *solver) relaxations() []Relaxation {
 	if !ok {
 		return s.placingRelaxations()
 	}
-	nodes := map[string]*topology.Node{}
-	for _, n := range pn.nodes {
-		nodes[n.Name] = n
-	}
+	hosts := s.newPlanHosts(pn)
 	var j *judge
 	if s.anyTopologyPreference() {
-		j = s.newJudge(pn, nodes)
+		j = s.newJudge(pn, hosts)
 	}
 	var out []Relaxation
 	for _, pp := range s.pending {
 		if !placedOn(pp) {
 			continue
 		}
-		n := s.finalNode(pp, nodes)
-		if n == nil {
+		h := hosts.of(pp)
+		if h == nil {
 			return s.placingRelaxations()
 		}
-		if dropped := pp.cls.inRelaxationOrder(s.broken(pp, n, j)); len(dropped) > 0 {
+		if dropped := pp.cls.inRelaxationOrder(s.broken(pp, h, j)); len(dropped) > 0 {
 			out = append(out, Relaxation{Pod: pp.name, Dropped: dropped})
 		}
 	}
@@ -75,13 +72,37 @@ func (s *solver) placingRelaxations() []Relaxation {
 	return out
 }
 
-// finalNode is the node pp ends on: its existing node, or the node its
-// claim launches as.
-func (s *solver) finalNode(pp *pending, nodes map[string]*topology.Node) *topology.Node {
-	if pp.node != nil {
-		return pp.node.topo
+// planHosts are the plan's nodes as the judge checks pods on them: a
+// host per node, whose slots keep the node's domains in the judge's
+// tracker (every pod on it is recorded there, then taken out and put
+// back), by the existing node and by the claim's hostname.
+type planHosts struct {
+	existing map[*topology.Node]*topology.Host
+	claims   map[string]*topology.Host
+}
+
+func (s *solver) newPlanHosts(pn *planNodes) planHosts {
+	hs := planHosts{existing: make(map[*topology.Node]*topology.Host, len(s.existing)), claims: make(map[string]*topology.Host, len(pn.nodes)-len(s.existing))}
+	all := make([]topology.Host, len(pn.nodes))
+	slots := make([]topology.NodeDomains, len(pn.nodes))
+	for i, n := range pn.nodes {
+		all[i] = topology.Host{Node: n, NodeDomains: &slots[i]}
+		if i < len(s.existing) {
+			hs.existing[n] = &all[i]
+		} else {
+			hs.claims[n.Name] = &all[i]
+		}
 	}
-	return nodes[pp.claim.host]
+	return hs
+}
+
+// of is the host pp ends on: its existing node, or the node its claim
+// launches as (nil when there is none).
+func (hs planHosts) of(pp *pending) *topology.Host {
+	if pp.node != nil {
+		return hs.existing[pp.node.topo]
+	}
+	return hs.claims[pp.claim.host]
 }
 
 // judge is a topology tracker over the final plan: every class registered
@@ -123,7 +144,7 @@ func (s *solver) anyTopologyPreference() bool {
 	return false
 }
 
-func (s *solver) newJudge(pn *planNodes, nodes map[string]*topology.Node) *judge {
+func (s *solver) newJudge(pn *planNodes, hosts planHosts) *judge {
 	j := &judge{t: topology.New(s.schema, s.sources(), s.namespaceLabels(), s.existingPods), pods: map[*class]*topology.Pod{}}
 	var tps []*topology.Pod
 	var specs []topology.PodSpec
@@ -146,23 +167,23 @@ func (s *solver) newJudge(pn *planNodes, nodes map[string]*topology.Node) *judge
 	none := func(int) bool { return false }
 	for _, pp := range s.pending {
 		if tp := j.pods[pp.cls]; tp != nil && placedOn(pp) {
-			if n := s.finalNode(pp, nodes); n != nil {
-				j.t.Record(tp, none, &topology.Host{Node: n})
+			if h := hosts.of(pp); h != nil {
+				j.t.Record(tp, none, h)
 			}
 		}
 	}
 	return j
 }
 
-// broken lists the preferences of placed pod pp, on node n, that the final
+// broken lists the preferences of placed pod pp, on node h, that the final
 // plan does not honour: pod affinity, then anti-affinity, node affinity,
 // ScheduleAnyway spreads, PreferNoSchedule taints (each kind in the order
 // the pod lists its terms); kinds the policy ignores are not judged.
-func (s *solver) broken(pp *pending, n *topology.Node, j *judge) []string {
+func (s *solver) broken(pp *pending, h *topology.Host, j *judge) []string {
 	c := pp.cls
+	n := h.Node
 	var out []string
 	if tp := j.pod(c); tp != nil && tp.Relevant() {
-		h := &topology.Host{Node: n}
 		none := func(int) bool { return false }
 		j.t.Unrecord(tp, none, h)
 		for _, kind := range []topology.Kind{topology.Affinity, topology.AntiAffinity} {

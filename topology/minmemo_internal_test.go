@@ -1,6 +1,10 @@
 package topology
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
 
 // TestMinOverFollowsCounts checks minOver's memo: the minimum of a domain
 // list follows every count change and CloseDomains' rewrite of the closed
@@ -36,5 +40,48 @@ func TestMinOverFollowsCounts(t *testing.T) {
 		if got := g.minOver(ds); got != st.want {
 			t.Errorf("%s: minOver(%v) = %d, want %d (counts %v)", st.name, ds, got, st.want, g.count)
 		}
+	}
+}
+
+// TestMinOverFollowsChangesIncrementally drives one group through random
+// count changes, asking after each for the minimum of an ascending list
+// (whose memo follows the changes), an unsorted one and a list with a
+// repeated domain, and compares every answer with a scan.
+func TestMinOverFollowsChangesIncrementally(t *testing.T) {
+	lists := map[string][]int32{
+		"ascending":  {0, 2, 3, 5, 7},
+		"unsorted":   {5, 1, 3},
+		"repeated":   {1, 1, 4},
+		"every":      {0, 1, 2, 3, 4, 5, 6, 7},
+		"one domain": {6},
+	}
+	names := []string{"ascending", "unsorted", "repeated", "every", "one domain"}
+	scan := func(g *group, ds []int32) int32 {
+		m := int32(math.MaxInt32)
+		for _, d := range ds {
+			m = min(m, g.get(d))
+		}
+		return m
+	}
+	for _, ask := range names {
+		t.Run(ask, func(t *testing.T) {
+			g := &group{}
+			r := rand.New(rand.NewPCG(1, 2))
+			for step := range 5000 {
+				d := int32(r.IntN(8))
+				if r.IntN(2) == 0 {
+					g.add(d)
+				} else {
+					g.remove(d)
+				}
+				name := ask
+				if step%7 == 0 { // now and then another list in between
+					name = names[r.IntN(len(names))]
+				}
+				if got, want := g.minOver(lists[name]), scan(g, lists[name]); got != want {
+					t.Fatalf("step %d, %s: minOver = %d, want %d (counts %v)", step, name, got, want, g.count)
+				}
+			}
+		})
 	}
 }

@@ -297,6 +297,45 @@ type Host struct {
 	// the same requirement set again and again passes the same slots (the
 	// set's own: shared, written by the tracker).
 	Decided *DecidedDomains
+	// NodeDomains, when set with Node, is where the tracker keeps the
+	// domains of the node's labels once it has looked them up: a caller
+	// that checks pods on one node again and again passes the same slots
+	// (the node's own in that tracker: shared, written by the tracker).
+	NodeDomains *NodeDomains
+}
+
+// NodeDomains holds the domain indexes of an existing node's labels in one
+// tracker (see Host.NodeDomains). Its zero value holds nothing yet.
+type NodeDomains struct {
+	t    *Tracker
+	doms []nodeDomain
+}
+
+// nodeDomain is a node's domain on one key, ok false without the label.
+type nodeDomain struct {
+	ks *keyState
+	d  int32
+	ok bool
+}
+
+// hostNodeDomain is nodeDomain for h's node, from h's slots when it has
+// them.
+func (t *Tracker) hostNodeDomain(ks *keyState, h *Host) (int32, bool) {
+	c := h.NodeDomains
+	if c == nil {
+		return t.nodeDomain(ks, h.Node)
+	}
+	if c.t != t {
+		c.t, c.doms = t, c.doms[:0]
+	}
+	for _, nd := range c.doms {
+		if nd.ks == ks {
+			return nd.d, nd.ok
+		}
+	}
+	d, ok := t.nodeDomain(ks, h.Node)
+	c.doms = append(c.doms, nodeDomain{ks: ks, d: d, ok: ok})
+	return d, ok
 }
 
 // HostnameDomain holds the domain index of a hostname in one tracker (see
@@ -690,17 +729,14 @@ func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
 // is already decided on it.
 func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 	t.scratch = t.scratch[:0]
-	if ks.key == requirements.LabelHostname {
-		if h.Node != nil {
-			return append(t.scratch, ks.intern(h.Node.Hostname())), true
-		}
-		return append(t.scratch, h.hostnameDomain(ks)), true
-	}
 	if h.Node != nil {
-		if v, ok := h.Node.Labels[ks.key]; ok {
-			return append(t.scratch, ks.intern(v)), true
+		if d, ok := t.hostNodeDomain(ks, h); ok {
+			return append(t.scratch, d), true
 		}
 		return t.scratch, true
+	}
+	if ks.key == requirements.LabelHostname {
+		return append(t.scratch, h.hostnameDomain(ks)), true
 	}
 	if d, ok := h.decided(ks); ok {
 		return append(t.scratch, d), true
@@ -963,11 +999,22 @@ func (g *group) minOver(ds []int32) int32 {
 	if mm := &g.minMemo; mm.first == &ds[0] && mm.n == len(ds) && mm.ver == g.ver && mm.set {
 		return mm.min
 	}
-	m := int32(math.MaxInt32)
-	for _, d := range ds {
-		m = min(m, g.get(d))
+	m, at, ascending := int32(math.MaxInt32), int32(0), true
+	for i, d := range ds {
+		switch c := g.get(d); {
+		case c < m:
+			m, at = c, 1
+		case c == m:
+			at++
+		}
+		if i > 0 && ds[i-1] >= d {
+			ascending = false
+		}
 	}
-	g.minMemo = minMemo{first: &ds[0], n: len(ds), ver: g.ver, min: m, set: true}
+	g.minMemo = minMemo{first: &ds[0], n: len(ds), ver: g.ver, min: m, atMin: at, set: true}
+	if ascending {
+		g.minMemo.list = ds
+	}
 	return m
 }
 
@@ -975,12 +1022,52 @@ func (g *group) minOver(ds []int32) int32 {
 // length: the lists it is asked about, a term's eligible domains and a
 // group's closed ones, are not rewritten in place but by CloseDomains,
 // which changes the version) at one version of the group's counts.
+//
+// For a list in ascending order (list), the memo follows count changes
+// (countChanged) instead of going stale: it also holds how many of the
+// list's domains are at the minimum (atMin), and only a change that
+// leaves none there makes the next minOver scan the list again. Judging a
+// plan takes each pod out of its node and puts it back, and a scan of
+// every node's count per pod cost 0.7 s at 100,000 pods.
 type minMemo struct {
 	first *int32
 	n     int
 	ver   uint64
 	min   int32
+	atMin int32
+	list  []int32
 	set   bool
+}
+
+// countChanged bumps the group's version for a change of domain d's count
+// from before to after (by one), and carries a memo that was current over
+// to the new version when it can tell the list's new minimum.
+func (g *group) countChanged(d, before, after int32) {
+	mm := &g.minMemo
+	current := mm.set && mm.ver == g.ver && mm.list != nil
+	g.ver++
+	if !current {
+		return
+	}
+	if before > mm.min && after > mm.min {
+		mm.ver = g.ver // d was and stays above the minimum
+		return
+	}
+	if _, in := slices.BinarySearch(mm.list, d); !in {
+		mm.ver = g.ver
+		return
+	}
+	switch {
+	case after < mm.min:
+		mm.min, mm.atMin = after, 1
+	case after == mm.min:
+		mm.atMin++
+	default: // d left the minimum
+		if mm.atMin--; mm.atMin == 0 {
+			return // the new minimum needs a scan
+		}
+	}
+	mm.ver = g.ver
 }
 
 // canBootstrap reports whether a self-selecting affinity pod may start a
@@ -1111,7 +1198,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 
 func (t *Tracker) domainOf(ks *keyState, h *Host) (int32, bool) {
 	if h.Node != nil {
-		return t.nodeDomain(ks, h.Node)
+		return t.hostNodeDomain(ks, h)
 	}
 	if ks.key == requirements.LabelHostname {
 		return h.hostnameDomain(ks), true

@@ -351,7 +351,7 @@ func (g *group) add(d int32) {
 		g.nonzero++
 	}
 	g.count[d]++
-	g.ver++
+	g.countChanged(d, g.count[d]-1, g.count[d])
 }
 
 func (g *group) addOwner(d int32) {
@@ -690,7 +690,7 @@ func (g *group) remove(d int32) bool {
 	if g.count[d] == 0 {
 		g.nonzero--
 	}
-	g.ver++
+	g.countChanged(d, g.count[d]+1, g.count[d])
 	return true
 }
 
