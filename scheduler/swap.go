@@ -26,12 +26,13 @@ import (
 // no longer holds, is rolled back.
 
 // swapClaims bounds the claims examined as partners for one pod (those
-// that may take it), swapScan the claims looked at for one pod, and
-// swapRounds the rounds over all claims.
+// that may take it), swapScan the claims looked at for one pod, swapRounds
+// the rounds over all claims, and swapTries the swaps tried for one pod.
 const (
 	swapClaims = 16
 	swapScan   = 64
 	swapRounds = 8
+	swapTries  = 4
 )
 
 // swapGain is the least share of the two claims' price a swap must save: on
@@ -76,17 +77,17 @@ func (s *solver) swapRound(budget *int) bool {
 }
 
 // swapFrom tries each pod shape of x against each pod shape of up to
-// swapClaims other claims, and keeps the first swap that pays. Only shapes
-// that relieve both claims are tried: the pod leaving x asks more of the
-// resource x's type runs shortest of than the pod entering it, and the
-// other way round for the partner, which therefore runs shortest of another
-// resource (two claims short of the same one cannot both gain).
+// swapClaims other claims, and keeps the first swap that pays. The partner
+// runs shortest of another resource than x (the resource x's type runs
+// shortest of is the one a swap must relieve), and the pod entering x asks
+// less of that resource than the pod leaving it; at most swapTries swaps
+// are tried per pod shape of x.
 func (s *solver) swapFrom(x *claim, order []*claim, budget *int) bool {
 	dx := tightest(x)
 	for _, a := range swappable(x) {
-		examined, scanned := 0, 0
+		examined, scanned, tries := 0, 0, 0
 		for _, y := range order {
-			if examined >= swapClaims || scanned >= swapScan || *budget <= 0 {
+			if examined >= swapClaims || scanned >= swapScan || tries >= swapTries || *budget <= 0 {
 				break
 			}
 			if y == x || !y.live() || len(y.pods) < 2 {
@@ -103,9 +104,10 @@ func (s *solver) swapFrom(x *claim, order []*claim, budget *int) bool {
 			examined++
 			for _, b := range swappable(y) {
 				ra, rb := &a.cls.requests, &b.cls.requests
-				if rb[dx] >= ra[dx] || ra[dy] >= rb[dy] || !s.mayTake(b, x) {
+				if tries >= swapTries || rb[dx] >= ra[dx] || !s.mayTake(b, x) {
 					continue
 				}
+				tries++
 				if s.trySwap(a, b, budget) {
 					return true
 				}
