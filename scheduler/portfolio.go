@@ -63,7 +63,8 @@ import (
 
 // bestOf makes the plans, and returns the best with what it left out
 // placed on its own nodes (plandomains.go), then its claims drained by
-// ejection where that makes it cheaper (eject.go).
+// ejection where that makes it cheaper (eject.go), then pods of different
+// shapes swapped between two claims that then cost less together (swap.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
@@ -75,6 +76,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 		return nil, err
 	}
 	best.ejectLast()
+	best.swapLast()
 	return best, nil
 }
 
