@@ -536,8 +536,11 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 	if id == cl.reqID {
 		from = cl.pos
 	}
-	ports := c.ports
-	if len(ports) > 0 {
+	// The type must suit the host ports of every pod of the claim, not
+	// only the newcomer's: a DaemonSet of the type may hold a port a pod
+	// already on the claim holds.
+	ports := cl.ports
+	if len(c.ports) > 0 {
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
