@@ -480,7 +480,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	}
 	if a.c.topo.Relevant() {
 		info := s.reqs.info(id)
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided}
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
 		if v != nil {
 			return be, false, v.Permanent
@@ -567,7 +567,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if c.topo.Relevant() {
 		info := s.reqs.info(id)
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c))
 		if v != nil {
 			return evaluation{}, false
@@ -777,7 +777,10 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
 		dense := s.densePin(c, key)
-		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
+		// The last try (placeAhead) ranks as the minValuesPins plan does: a
+		// domain that leaves too few types for minValues is no domain.
+		minValues := s.cfg.minValuesPins || s.lookAhead
+		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins), minValues: minValues}
 		if dense {
 			mk.pods = len(c.pods) - c.placedN
 		}
@@ -794,7 +797,7 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		} else {
 			r = s.domainPrice(id, all, need)
 		}
-		if s.cfg.minValuesPins && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+		if minValues && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
 		ranks[mk] = r

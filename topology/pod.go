@@ -162,6 +162,7 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 	}
 	tm := Term{g: g, Kind: Spread, Key: g.ks.key, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway,
 		self: g.selector.Matches(labels.Set(spec.Labels))}
+	g.required = g.required || tm.Required
 	if g.ks.key != requirements.LabelHostname {
 		tm.eligible = t.eligible(g, spec, honorAffinity, o.honorTaints)
 		if !g.eligibleSet {
@@ -297,6 +298,11 @@ type Host struct {
 	// the same requirement set again and again passes the same slots (the
 	// set's own: shared, written by the tracker).
 	Decided *DecidedDomains
+	// LookAhead lets a check whose greedy choice of domains fails choose
+	// again with the later keys in view (lookahead.go); a caller sets it
+	// for a pod's last try only, so that every other placement keeps the
+	// greedy choice.
+	LookAhead bool
 }
 
 // HostnameDomain holds the domain index of a hostname in one tracker (see
@@ -447,13 +453,13 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 		if !single && p.open[i] && h.Node == nil {
 			pin, ok := t.openPin(ks, cands, pins, rank)
 			if !ok {
-				return nil, t.noTypeIn(p, active, ks, cands)
+				return t.retryAhead(p, active, h, rank, scope, pins, ks, cands)
 			}
 			pins = append(pins, pin)
 		} else if !single {
 			d, ok := t.choose(p, active, ks, cands, pins, rank)
 			if !ok {
-				return nil, t.noTypeIn(p, active, ks, cands)
+				return t.retryAhead(p, active, h, rank, scope, pins, ks, cands)
 			}
 			pins = append(pins, requirements.In(key, ks.values[d]))
 		}
