@@ -482,6 +482,9 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
+		if v != nil && s.lookAhead && v.NoInstanceType() && b.pool.limited {
+			pins, v = s.topo.CheckScope(a.c.topo, a.active, &host, s.plannedRanker(id, a.c), topology.ExceptHostname)
+		}
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -822,12 +825,18 @@ func pinsKey(pins []requirements.Requirement) string {
 // also meets pins (one value per key) and whose usable capacity holds need,
 // within the pool's limits (+Inf when none).
 func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
+	var zero binpack.Vec
+	return s.domainPriceCharged(id, pins, need, &zero)
+}
+
+// domainPriceCharged is domainPrice for a claim already charged the
+// capacity charged against its pool's limits (nil: limits aside).
+func (s *solver) domainPriceCharged(id int32, pins []requirements.Requirement, need binpack.Vec, charged *binpack.Vec) float64 {
 	info, d, early, ok := s.domainScanOf(id, pins)
 	if !ok {
 		return early
 	}
 	p, labelPins, f, left, prices := info.pool, d.labelPins, d.f, d.left, d.prices
-	var zero binpack.Vec
 	best := math.Inf(1)
 	for _, t32 := range info.members {
 		t := int(t32)
@@ -837,9 +846,9 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 		if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
 			continue
 		}
-		if p.limited {
+		if p.limited && charged != nil {
 			capT := s.idx.Capacity(t)
-			if !p.withinLimits(&capT, &zero) {
+			if !p.withinLimits(&capT, charged) {
 				continue
 			}
 		}

@@ -357,6 +357,10 @@ type Violation struct {
 
 func (v *Violation) Error() string { return v.Message() }
 
+// NoInstanceType reports whether the refusal is that no domain the pod's
+// rules allow on a key has an instance type for it (by the ranker).
+func (v *Violation) NoInstanceType() bool { return v.noType != nil }
+
 // Group describes the group at fault.
 func (v *Violation) Group() string {
 	if v.g == nil {
