@@ -128,8 +128,11 @@ func (rs Requirements) Empty() (key string, empty bool) {
 // pod's constraints). For a key that rs does not define, the target reads as
 // Any when wellKnown says the key is well-known (the cloud can pick any value;
 // only an empty incoming requirement fails) and as DoesNotExist otherwise (a custom label nobody declared will not be on
-// the node). A nil wellKnown is strict: every undefined key reads as
-// DoesNotExist, as for an existing node whose labels are fixed.
+// the node), unless incoming excludes values (NotIn, even with Exists or
+// bounds): Karpenter carries such a requirement into the NodeClaim and labels
+// the node with a generated value it allows, so the label will be there. A
+// nil wellKnown is strict: every undefined key reads as DoesNotExist, as for
+// an existing node whose labels are fixed.
 //
 // The error is an *IncompatibleError naming the first conflicting key.
 func (rs Requirements) Compatible(incoming Requirements, wellKnown WellKnown) error {
@@ -150,7 +153,7 @@ func (rs Requirements) Compatible(incoming Requirements, wellKnown WellKnown) er
 			}
 			continue
 		}
-		if !in.AllowsAbsent() {
+		if !in.AllowsAbsent() && (wellKnown == nil || !in.excludesValues()) {
 			e := &IncompatibleError{Key: in.key, Target: DoesNotExist(in.key), Incoming: in, Undefined: true}
 			if h, ok := wellKnown.(interface{ Hint(string) string }); ok {
 				e.Hint = h.Hint(in.key)

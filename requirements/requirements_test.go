@@ -56,6 +56,21 @@ func TestRequirementsCompatible(t *testing.T) {
 			incoming: requirements.NewRequirements(requirements.NotIn(team, "a")), wellKnown: schema,
 		},
 		{
+			// Karpenter reads Exists ∩ NotIn [a] as NotIn [a] and labels the
+			// node with a generated value, which satisfies Exists too.
+			name: "B-019 custom key undefined, Exists and NotIn", target: poolP,
+			incoming: requirements.NewRequirements(requirements.Exists(team).Intersect(requirements.NotIn(team, "a"))), wellKnown: schema,
+		},
+		{
+			name: "B-019 custom key undefined, Gt and NotIn", target: poolP,
+			incoming: requirements.NewRequirements(mustNew(t, team, requirements.OpGt, "1").Intersect(requirements.NotIn(team, "5"))), wellKnown: schema,
+		},
+		{
+			name: "strict: missing key, Exists and NotIn", target: requirements.Requirements{},
+			incoming: requirements.NewRequirements(requirements.Exists(team).Intersect(requirements.NotIn(team, "a"))),
+			want:     &requirements.IncompatibleError{Key: team, Target: requirements.DoesNotExist(team), Incoming: requirements.Exists(team).Intersect(requirements.NotIn(team, "a")), Undefined: true},
+		},
+		{
 			name: "B-020 custom key undefined, Exists", target: poolP,
 			incoming: requirements.NewRequirements(requirements.Exists(team)), wellKnown: schema,
 			want: &requirements.IncompatibleError{Key: team, Target: requirements.DoesNotExist(team), Incoming: requirements.Exists(team), Undefined: true},

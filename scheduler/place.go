@@ -480,8 +480,11 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	}
 	if a.c.topo.Relevant() {
 		info := s.reqs.info(id)
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided}
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
+		if v != nil && s.lookAhead && v.NoInstanceType() && b.pool.limited {
+			pins, v = s.topo.CheckScope(a.c.topo, a.active, &host, s.plannedRanker(id, a.c), topology.ExceptHostname)
+		}
 		if v != nil {
 			return be, false, v.Permanent
 		}
@@ -536,8 +539,11 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 	if id == cl.reqID {
 		from = cl.pos
 	}
-	ports := c.ports
-	if len(ports) > 0 {
+	// The type must suit the host ports of every pod of the claim, not
+	// only the newcomer's: a DaemonSet of the type may hold a port a pod
+	// already on the claim holds.
+	ports := cl.ports
+	if len(c.ports) > 0 {
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
@@ -564,7 +570,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	}
 	if c.topo.Relevant() {
 		info := s.reqs.info(id)
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.Check(c.topo, a.active, &host, s.ranker(id, c))
 		if v != nil {
 			return evaluation{}, false
@@ -774,7 +780,10 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		}
 		_, ranks := s.reqs.info(id).topoMemos()
 		dense := s.densePin(c, key)
-		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins)}
+		// The last try (placeAhead) ranks as the minValuesPins plan does: a
+		// domain that leaves too few types for minValues is no domain.
+		minValues := s.cfg.minValuesPins || s.lookAhead
+		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins), minValues: minValues}
 		if dense {
 			mk.pods = len(c.pods) - c.placedN
 		}
@@ -791,7 +800,7 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		} else {
 			r = s.domainPrice(id, all, need)
 		}
-		if s.cfg.minValuesPins && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+		if minValues && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
 		ranks[mk] = r
@@ -816,12 +825,18 @@ func pinsKey(pins []requirements.Requirement) string {
 // also meets pins (one value per key) and whose usable capacity holds need,
 // within the pool's limits (+Inf when none).
 func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
+	var zero binpack.Vec
+	return s.domainPriceCharged(id, pins, need, &zero)
+}
+
+// domainPriceCharged is domainPrice for a claim already charged the
+// capacity charged against its pool's limits (nil: limits aside).
+func (s *solver) domainPriceCharged(id int32, pins []requirements.Requirement, need binpack.Vec, charged *binpack.Vec) float64 {
 	info, d, early, ok := s.domainScanOf(id, pins)
 	if !ok {
 		return early
 	}
 	p, labelPins, f, left, prices := info.pool, d.labelPins, d.f, d.left, d.prices
-	var zero binpack.Vec
 	best := math.Inf(1)
 	for _, t32 := range info.members {
 		t := int(t32)
@@ -831,9 +846,9 @@ func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need bin
 		if u := &p.usable[t]; need[0] > u[0] || need[1] > u[1] || !need.Fits(*u) {
 			continue
 		}
-		if p.limited {
+		if p.limited && charged != nil {
 			capT := s.idx.Capacity(t)
-			if !p.withinLimits(&capT, &zero) {
+			if !p.withinLimits(&capT, charged) {
 				continue
 			}
 		}

@@ -70,6 +70,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	if err != nil {
 		return nil, err
 	}
+	best.placeLeftAhead()
 	best.closePlan()
 	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
 	if err != nil {

@@ -54,6 +54,7 @@ type rankKey struct {
 	need       binpack.Vec
 	pins       string // the other keys' domains chosen with it (pinsKey)
 	pods       int    // densePins: the class's pods left to place
+	minValues  bool   // ranked by domainKeepsMinValues too
 }
 
 // topoMemos returns the info's topology memos, emptied when reservations

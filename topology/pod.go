@@ -162,6 +162,7 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 	}
 	tm := Term{g: g, Kind: Spread, Key: g.ks.key, Required: c.WhenUnsatisfiable != corev1.ScheduleAnyway,
 		self: g.selector.Matches(labels.Set(spec.Labels))}
+	g.required = g.required || tm.Required
 	if g.ks.key != requirements.LabelHostname {
 		tm.eligible = t.eligible(g, spec, honorAffinity, o.honorTaints)
 		if !g.eligibleSet {
@@ -302,6 +303,11 @@ type Host struct {
 	// that checks pods on one node again and again passes the same slots
 	// (the node's own in that tracker: shared, written by the tracker).
 	NodeDomains *NodeDomains
+	// LookAhead lets a check whose greedy choice of domains fails choose
+	// again with the later keys in view (lookahead.go); a caller sets it
+	// for a pod's last try only, so that every other placement keeps the
+	// greedy choice.
+	LookAhead bool
 }
 
 // NodeDomains holds the domain indexes of an existing node's labels in one
@@ -389,6 +395,10 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string { return v.Message() }
+
+// NoInstanceType reports whether the refusal is that no domain the pod's
+// rules allow on a key has an instance type for it (by the ranker).
+func (v *Violation) NoInstanceType() bool { return v.noType != nil }
 
 // Group describes the group at fault.
 func (v *Violation) Group() string {
@@ -489,13 +499,13 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 		if !single && p.open[i] && h.Node == nil {
 			pin, ok := t.openPin(ks, cands, pins, rank)
 			if !ok {
-				return nil, t.noTypeIn(p, active, ks, cands)
+				return t.retryAhead(p, active, h, rank, scope, pins, ks, cands)
 			}
 			pins = append(pins, pin)
 		} else if !single {
 			d, ok := t.choose(p, active, ks, cands, pins, rank)
 			if !ok {
-				return nil, t.noTypeIn(p, active, ks, cands)
+				return t.retryAhead(p, active, h, rank, scope, pins, ks, cands)
 			}
 			pins = append(pins, requirements.In(key, ks.values[d]))
 		}
