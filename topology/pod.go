@@ -796,8 +796,8 @@ func (t *Tracker) unreadDomain(p *Pod, active Active, ks *keyState) *Violation {
 	t.before = t.before[:0]
 	for i := range p.Terms {
 		term := &p.Terms[i]
-		if term.Key == ks.key && term.Kind == AntiAffinity && (term.Required || active(i)) && term.g.nonzero > 0 {
-			return t.violation(term, "the NodeClaim's domain is not known yet and a matching pod is placed")
+		if term.Key == ks.key && term.Kind == AntiAffinity && (term.Required || active(i)) {
+			return t.violation(term, "the NodeClaim's domain is not known yet")
 		}
 	}
 	for _, g := range p.matched {
