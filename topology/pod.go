@@ -786,9 +786,10 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 // unreadDomain refuses a NodeClaim with no domain on a key its offering
 // decides (every node has a zone and a capacity type: the claim's offerings
 // only read as used up, as a capacity reservation the claim itself holds
-// does) when the pod's anti-affinity on the key, or another's that selects
-// the pod, has pods placed: the node will be in some domain, and it may be
-// theirs.
+// does) when the pod has an anti-affinity on the key, or another's that
+// selects the pod has pods placed: the node will be in some domain, which
+// may be theirs, and the pod would be counted in none, so a matching pod
+// placed later would not see it.
 func (t *Tracker) unreadDomain(p *Pod, active Active, ks *keyState) *Violation {
 	if !offeringKey(ks.key) {
 		return nil
