@@ -37,6 +37,25 @@ func viewClaims(s *solver) []claimView {
 	return out
 }
 
+// greedyPlan places pods on one default NodePool of cat greedily (no
+// improvement phase), with the improvement phase's indexes built.
+func greedyPlan(t *testing.T, cat instancetypes.Catalog, pods []*corev1.Pod) *solver {
+	t.Helper()
+	cfg, err := resolveFor(cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSolver(pods, []nodepool.NodePool{testutil.NodePool("default").Obj()}, cat, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.run()
+	s.buildSlack()
+	s.slackBuilt = true
+	s.noRoom = map[noRoomKey]*moveMemo{}
+	return s
+}
+
 // ejectSolver plans two wide pods and narrow ones on a type of at most
 // four pods, greedily (the wide pods share claim 0), with the improvement
 // phase's indexes built.
@@ -55,18 +74,7 @@ func ejectSolver(t *testing.T, narrow int) *solver {
 	for i := range narrow {
 		pods = append(pods, testutil.Pod(fmt.Sprintf("narrow-%02d", i)).CPU("1150m").Memory("4Gi").Obj())
 	}
-	cfg, err := resolveFor(cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSolver(pods, []nodepool.NodePool{testutil.NodePool("default").Obj()}, cat, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.run()
-	s.buildSlack()
-	s.slackBuilt = true
-	s.noRoom = map[noRoomKey]*moveMemo{}
+	s := greedyPlan(t, cat, pods)
 	if got := s.claims[0].pods; len(got) != 2 || got[0].cls.requests[0] != got[1].cls.requests[0] {
 		t.Fatalf("greedy placement did not put the two wide pods on claim 0")
 	}

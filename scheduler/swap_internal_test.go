@@ -9,7 +9,6 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/testutil"
-	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // swapSolver plans six cpu-heavy pods (5 cpu, 1Gi) and six memory-heavy
@@ -32,19 +31,7 @@ func swapSolver(t *testing.T) *solver {
 		pods = append(pods, testutil.Pod(fmt.Sprintf("cpu-%d", i)).CPU("5").Memory("1Gi").Obj())
 		pods = append(pods, testutil.Pod(fmt.Sprintf("mem-%d", i)).CPU("1").Memory("12Gi").Obj())
 	}
-	cfg, err := resolveFor(cat, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newSolver(pods, []nodepool.NodePool{testutil.NodePool("default").Obj()}, cat, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.run()
-	s.buildSlack()
-	s.slackBuilt = true
-	s.noRoom = map[noRoomKey]*moveMemo{}
-	return s
+	return greedyPlan(t, cat, pods)
 }
 
 // podOf returns the first pod of cl whose name starts with prefix.
