@@ -33,14 +33,23 @@ import (
 // no place for it: a drain strictly cheaper there can steer the rounds and
 // the phases after them into a dearer plan.
 func (s *solver) ejectLast() {
-	if s.final != nil || !s.slackBuilt {
-		return // finalised already (a claim was dropped), or never improved
+	if !s.lastMovesApply() {
+		return
 	}
-	budget := defaultBudgetPerPod * len(s.pending)
-	if s.cfg.budget != nil {
-		budget = *s.cfg.budget
-	}
+	budget := s.moveBudget()
 	s.ejectRound(&budget)
+}
+
+// lastMovesApply reports whether the kept plan gets the last moves
+// (ejection, swaps): it was improved and not finalised yet (a claim was
+// dropped), its pods are few enough, it has no reservations (a claim's
+// price depends on the order claims launch in), and no pod is left where a
+// NodePool limit binds (the moves spend it differently).
+func (s *solver) lastMovesApply() bool {
+	if s.final != nil || !s.slackBuilt || len(s.pending) > ejectMaxPods || s.hasReservations {
+		return false
+	}
+	return s.placed() == len(s.pending) || !slices.ContainsFunc(s.pools, (*pool).bounded)
 }
 
 // planHolds reports whether every placed pod's required topology holds on
@@ -71,9 +80,6 @@ const (
 // ejectClaimPods pods that may all move, ejecting where a pod finds no
 // room as things stand.
 func (s *solver) ejectRound(budget *int) {
-	if len(s.pending) > ejectMaxPods || s.hasReservations || (s.placed() < len(s.pending) && slices.ContainsFunc(s.pools, (*pool).bounded)) {
-		return
-	}
 	order := s.byPrice()
 	for _, cl := range order {
 		if *budget <= 0 {

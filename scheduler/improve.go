@@ -32,11 +32,17 @@ import (
 const defaultBudgetPerPod = 200
 
 func (s *solver) improve() {
-	budget := defaultBudgetPerPod * len(s.pending)
-	if s.cfg.budget != nil {
-		budget = *s.cfg.budget
-	}
+	budget := s.moveBudget()
 	s.improveWith(&budget)
+}
+
+// moveBudget is the moves a phase may spend: the option's, else
+// defaultBudgetPerPod per pending pod.
+func (s *solver) moveBudget() int {
+	if s.cfg.budget != nil {
+		return *s.cfg.budget
+	}
+	return defaultBudgetPerPod * len(s.pending)
 }
 
 func (s *solver) improveWith(b *int) {

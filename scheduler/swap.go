@@ -43,16 +43,10 @@ const swapGain = 1e-5
 
 // swapLast swaps pods between claims while a round lowers the price.
 func (s *solver) swapLast() {
-	if s.final != nil || !s.slackBuilt {
-		return // finalised already (a claim was dropped), or never improved
-	}
-	if len(s.pending) > ejectMaxPods || s.hasReservations || (s.placed() < len(s.pending) && slices.ContainsFunc(s.pools, (*pool).bounded)) {
+	if !s.lastMovesApply() {
 		return
 	}
-	budget := defaultBudgetPerPod * len(s.pending)
-	if s.cfg.budget != nil {
-		budget = *s.cfg.budget
-	}
+	budget := s.moveBudget()
 	for round := 0; round < swapRounds && budget > 0; round++ {
 		if !s.swapRound(&budget) {
 			return
@@ -146,17 +140,6 @@ func swappable(cl *claim) []*pending {
 		}
 	}
 	return out
-}
-
-// entersAsIs reports whether pp, pinned to its claim's domains, would join
-// dst without narrowing dst's requirements (dst's already imply its own).
-// Only such swaps are tried: a pod that narrows its new claim (a required
-// node-affinity term, a key a spread's node filter reads) leaves that claim
-// pinned to the narrower values when it goes back (widen keeps them), and
-// the pod that left may then find no type to return to.
-func (s *solver) entersAsIs(pp *pending, dst *claim) bool {
-	a, _, ok := s.pinnedAttempt(pp)
-	return ok && s.reqs.compat(dst.reqID, a.reqID) == dst.reqID
 }
 
 // trySwap moves a into b's claim and b into a's, in either order, and keeps
