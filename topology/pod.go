@@ -940,13 +940,6 @@ func (t *Tracker) narrow(cands []int32, f func(int32) bool) []int32 {
 	return keep(cands, f)
 }
 
-func (g *group) eligibleOr(ds []int32) []int32 {
-	if len(g.eligible) > 0 {
-		return g.eligible
-	}
-	return ds
-}
-
 func (t *Tracker) violation(term *Term, why string) *Violation {
 	v := t.groupViolation(term.g, why)
 	v.Kind = term.Kind

@@ -375,13 +375,8 @@ func (m *model) classRoom(rs *roomState, p *pod) *classRoom {
 	return cr
 }
 
-// admits reports whether a node's taints and labels let the pod on
-// (memoised per pod class and node; m.mu held).
-func (m *model) admits(p *pod, n *node) bool {
-	return m.admitsWith(m.admitMemoOf(p), p, n)
-}
-
-// admitMemoOf is admits' memo of p's class (m.mu held).
+// admitMemoOf is the memo of p's class for admitsWith: whether a node's
+// taints and labels let the pod on, per node (m.mu held).
 func (m *model) admitMemoOf(p *pod) map[*node]bool {
 	key := p.classKey()
 	memo := m.admitMemo[key]
@@ -395,7 +390,8 @@ func (m *model) admitMemoOf(p *pod) map[*node]bool {
 	return memo
 }
 
-// admitsWith is admits with the memo of p's class.
+// admitsWith reports whether a node's taints and labels let the pod on,
+// memoised in memo (p's class's, admitMemoOf).
 func (m *model) admitsWith(memo map[*node]bool, p *pod, n *node) bool {
 	ok, seen := memo[n]
 	if !seen {
@@ -437,7 +433,7 @@ func (m *model) admitsNow(p *pod, n *node) bool {
 	return false
 }
 
-// classKey names what admits reads of a pod: its node selector, required
+// classKey names what admitsWith reads of a pod: its node selector, required
 // node affinity and tolerations (fmt prints maps sorted).
 func (p *pod) classKey() string {
 	if p.admitKey == "" {
