@@ -842,6 +842,9 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host) ([]int32, *Viol
 		if !g.hostPasses(h, t.schema) {
 			return cands, nil
 		}
+		if cands = t.withinEligible(term, cands, hostname); len(cands) == 0 {
+			return nil, t.violation(term, "the node would be in no domain the spread's minimum runs over")
+		}
 		m := t.minCount(term, hostname)
 		self := int32(0)
 		if term.self {
@@ -869,6 +872,25 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host) ([]int32, *Viol
 		}
 	}
 	return cands, nil
+}
+
+// withinEligible keeps, while the plan may still open NodeClaims, the
+// candidate domains of a required spread term (DoNotSchedule, not on
+// hostname) among its eligible ones, those its global minimum runs over.
+// The host passes the spread's node filter (the pod's own node affinity,
+// under nodeAffinityPolicy Honor), so kube-scheduler counts the node's
+// domain. A domain the minimum leaves out is one only a NodeClaim of a
+// NodePool the pod is not compatible with can be in: one that came to
+// define a custom label its pool does not declare (team=b, after a pod's
+// team NotIn [a], or a widened claim that kept the key), whose zone no
+// source of the spread offers. The pod there would hold the spread's other
+// domains against a minimum that ignores it (three pods in one zone
+// against one in that zone). Without eligible domains the term keeps all.
+func (t *Tracker) withinEligible(term *Term, cands []int32, hostname bool) []int32 {
+	if hostname || !term.Required || term.g.isClosed || len(term.eligible) == 0 {
+		return cands
+	}
+	return t.narrow(cands, func(d int32) bool { return slices.Contains(term.eligible, d) })
 }
 
 // Holds reports whether term i of pod p holds on host h, the term alone

@@ -1296,3 +1296,56 @@ func TestDomainSum(t *testing.T) {
 		t.Errorf("taking away a count that was never recorded changed DomainSum: %x, want %x", got, before)
 	}
 }
+
+// TestCheckSpreadOwnerWithinEligible: a spread's owner passes its own node
+// filter wherever it goes, so kube-scheduler counts the domain of its node;
+// while NodeClaims may still be opened the owner only takes domains the
+// spread's minimum runs over. A NodeClaim of a NodePool that does not
+// declare team may come to carry team=b (a pod's team NotIn [a] defines
+// the label on it), and in a zone no source of the spread offers it would
+// add a domain the minimum ignores. Once the plan's nodes are known
+// (CloseDomains) their domains are the spread's.
+func TestCheckSpreadOwnerWithinEligible(t *testing.T) {
+	t.Parallel()
+	teamB := requirements.NewRequirements(requirements.In("team", "b"))
+	claimIn := func(zones ...string) *topology.Host {
+		h := zonalClaim("c", zones...)
+		h.Requirements = h.Requirements.Intersect(teamB)
+		return h
+	}
+	nodeIn := func(name, zone string) *topology.Node {
+		n := zoneNode(name, zone)
+		n.Labels["team"] = "b"
+		return n
+	}
+	tests := []struct {
+		name   string
+		host   *topology.Host
+		closed []*topology.Node
+		want   outcome
+	}{
+		{name: "a claim in a zone the spread's sources offer", host: claimIn(zoneA), want: ok()},
+		{name: "a claim in a zone no source offers is refused", host: claimIn(zoneB),
+			want: refused(topology.Spread, zoneKey, spreadZoneWeb, false)},
+		{name: "an open claim is pinned to the zone a source offers", host: claimIn(zoneA, zoneB), want: ok(pin(zoneKey, zoneA))},
+		{name: "once the plan's nodes are known their zones are the domains", host: claimIn(zoneB),
+			closed: []*topology.Node{nodeIn("n1", zoneA), nodeIn("n2", zoneB)}, want: ok()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool := poolSource("team-b", map[string][]string{zoneKey: {zoneA}})
+			pool.Requirements = teamB
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool}, nil, nil)
+			spec := specOf(testutil.Pod("web").Label("app", "web").SpreadConstraint(zoneSpread(1, corev1.DoNotSchedule)).Obj())
+			spec.Requirements = []requirements.Requirements{teamB}
+			p := register(t, tr, spec)[0]
+			if tc.closed != nil {
+				tr.CloseDomains(tc.closed)
+			}
+			if diff := gocmp.Diff(tc.want, check(tr, p, allTerms, tc.host, nil)); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
