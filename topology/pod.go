@@ -758,6 +758,14 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 	if r.IsFinite() && r.Len() == 1 {
 		return append(t.scratch, ks.intern(r.Values()[0])), true
 	}
+	if h.Domains != nil && t.takesAnyValue(ks.key, r) {
+		for _, d := range t.anyValueDomains(ks) {
+			if r.Has(ks.values[d]) {
+				t.scratch = append(t.scratch, d)
+			}
+		}
+		return t.scratch, false
+	}
 	if h.Domains != nil {
 		// Only values the claim can still take: a value its requirements
 		// allow but no offering left provides (a used-up reservation) is
@@ -781,6 +789,50 @@ func (t *Tracker) candidates(ks *keyState, h *Host) ([]int32, bool) {
 		}
 	}
 	return t.scratch, false
+}
+
+// takesAnyValue reports whether a NodeClaim whose requirement on key is r
+// will carry the label with whatever value it is given: a custom label
+// (no instance type or offering decides it) that r requires to exist with
+// no list of values (Exists, or NotIn with Exists). Karpenter labels such
+// a node with a generated value, and when a topology group counts on the
+// key it chooses the value among the domains it knows (a NodePool's In
+// values, existing nodes' labels), as candidates does.
+func (t *Tracker) takesAnyValue(key string, r requirements.Requirement) bool {
+	return r.RequiresPresent() && !r.IsFinite() && !t.schema.IsWellKnown(key)
+}
+
+// anyValueDomains returns the domains of ks a NodeClaim that takes any
+// value (takesAnyValue) may be given: those every spread group on the key
+// takes its global minimum over, so that the node adds no domain a spread
+// leaves out (kube-scheduler's minimum would run over it), in the first
+// group's order; every known domain when no spread counts on the key. The
+// spread groups' domains are fixed once Finish has run.
+func (t *Tracker) anyValueDomains(ks *keyState) []int32 {
+	if ks.anyValueSet {
+		return ks.anyValue
+	}
+	var out []int32
+	spread := false
+	for _, g := range t.groups {
+		if g.kind != Spread || g.ks != ks || !g.eligibleSet {
+			continue
+		}
+		if !spread {
+			out, spread = slices.Clone(g.eligible), true
+			continue
+		}
+		out = slices.DeleteFunc(out, func(d int32) bool { return !slices.Contains(g.eligible, d) })
+	}
+	if !spread {
+		out = make([]int32, len(ks.values))
+		for i := range out {
+			out[i] = int32(i)
+		}
+		return out // values may still be interned
+	}
+	ks.anyValue, ks.anyValueSet = out, true
+	return out
 }
 
 // unreadDomain refuses a NodeClaim with no domain on a key its offering

@@ -177,6 +177,10 @@ type keyState struct {
 	// sum is the tracker's DomainSum, which a new value of a key other
 	// than hostname changes (the domains a check may choose among grow).
 	sum *uint64
+	// anyValue, once anyValueSet, is anyValueDomains' answer for a key
+	// spread groups count on.
+	anyValue    []int32
+	anyValueSet bool
 }
 
 func (k *keyState) intern(v string) int32 {

@@ -431,6 +431,18 @@ func TestCheckCustomKeySpread(t *testing.T) {
 		{name: "claim over two racks is pinned to the empty one", host: racks("r1", "r2"), want: ok(pin(rackKey, "r2"))},
 		{name: "claim in the loaded rack is refused", host: racks("r1"), want: refused(topology.Spread, rackKey, group, false)},
 		{name: "existing node in the loaded rack is refused", host: onNode(r1), want: refused(topology.Spread, rackKey, group, false)},
+		// A claim whose NodePool declares the label with Exists carries it
+		// with a value no instance type decides: it takes a known domain.
+		{name: "claim that must carry the label is pinned to the empty rack", host: &topology.Host{Hostname: "c",
+			Requirements: requirements.NewRequirements(requirements.Exists(rackKey)), Domains: domainList{}}, want: ok(pin(rackKey, "r2"))},
+		{name: "claim that must carry the label other than r2 is refused", host: &topology.Host{Hostname: "c",
+			Requirements: requirements.NewRequirements(requirements.Exists(rackKey).Intersect(requirements.NotIn(rackKey, "r2"))), Domains: domainList{}},
+			want: refused(topology.Spread, rackKey, group, false)},
+		// NotIn alone lets the node go without the label, as finalisation
+		// labels it when the key is counted: no domain.
+		{name: "claim that may go without the label is refused", host: &topology.Host{Hostname: "c",
+			Requirements: requirements.NewRequirements(requirements.NotIn(rackKey, "r1")), Domains: domainList{}},
+			want: refused(topology.Spread, rackKey, "", false)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1294,6 +1306,33 @@ func TestDomainSum(t *testing.T) {
 	tr.Unrecord(p, allTerms, zonalClaim("c5", zoneA)) // nothing recorded there: no change
 	if got := tr.DomainSum(); got != before {
 		t.Errorf("taking away a count that was never recorded changed DomainSum: %x, want %x", got, before)
+	}
+}
+
+// TestCheckAnyValueClaim: a NodeClaim that must carry a custom label with
+// whatever value (its NodePool declares it with Exists) is given a known
+// domain of the key that every spread on the key takes its minimum over:
+// a domain one spread leaves out (here rack r3, on a GPU node the web
+// pods' node affinity excludes) would add a domain kube-scheduler counts
+// for that spread whenever the node passes its filter.
+func TestCheckAnyValueClaim(t *testing.T) {
+	t.Parallel()
+	n1 := &topology.Node{Name: "n1", Labels: map[string]string{hostKey: "n1", rackKey: "r1"}}
+	n3 := &topology.Node{Name: "n3", Labels: map[string]string{hostKey: "n3", rackKey: "r3", "tier": "gpu"}}
+	tr := topology.New(requirements.DefaultSchema(), []topology.Source{nodeSource(n1), nodeSource(n3)}, nil,
+		[]topology.ExistingPod{bound(n1, web), bound(n3, db)})
+	webSpec := specOf(testutil.Pod("web").Label("app", "web").Spread(rackKey, 1, corev1.DoNotSchedule, web).Obj())
+	webSpec.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.DoesNotExist("tier"))}
+	dbSpec := specOf(testutil.Pod("db").Label("app", "db").Spread(rackKey, 1, corev1.DoNotSchedule, db).Obj())
+	pods := register(t, tr, webSpec, dbSpec)
+	// A claim carries its pod's requirements, as the scheduler's do.
+	anyRack := func(reqs ...requirements.Requirement) *topology.Host {
+		return &topology.Host{Hostname: "c", Requirements: requirements.NewRequirements(append(reqs, requirements.Exists(rackKey))...), Domains: domainList{}}
+	}
+	got := []outcome{check(tr, pods[0], allTerms, anyRack(requirements.DoesNotExist("tier")), nil), check(tr, pods[1], allTerms, anyRack(), nil)}
+	want := []outcome{ok(pin(rackKey, "r1")), ok(pin(rackKey, "r1"))}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("Check of web, db (-want +got):\n%s", diff)
 	}
 }
 
