@@ -144,6 +144,11 @@ type config struct {
 	// pending pods after all others; set only for the plan Solve makes
 	// when pods such a spread counts were left unplaced (ownerslast.go).
 	ownersLast bool
+	// leftOut maps the sample pod of each class left out from the start
+	// (its topology terms dropped) to why it was not placed; set
+	// only for the plan Solve makes when the plan it keeps left those
+	// classes and other pods unplaced (leftout.go).
+	leftOut map[string]*failure
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

@@ -59,7 +59,10 @@ import (
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
-// owners after all others replaces it if it places more (ownerslast.go).
+// owners after all others replaces it if it places more (ownerslast.go);
+// then, when it leaves every pod of classes with required topology terms
+// unplaced, and other pods too, a plan that leaves those classes out from
+// the start replaces it if it places more (leftout.go).
 
 // bestOf makes the plans, and returns the best with what it left out
 // placed on its own nodes (plandomains.go), then its claims drained by
@@ -73,6 +76,10 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	best.placeLeftAhead()
 	best.closePlan()
 	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	best, err = best.orWithoutLeftOut(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -238,7 +238,12 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {
-		tp, err := s.topo.Register(c.topoSpec)
+		spec := c.topoSpec
+		left, out := s.cfg.leftOut[podName(c.sample)]
+		if out {
+			spec = withoutTopologyTerms(spec) // leftout.go
+		}
+		tp, err := s.topo.Register(spec)
 		if err != nil {
 			c.topo = &topology.Pod{}
 			if c.invalid == nil {
@@ -248,7 +253,10 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 			c.topo = tp
 			c.isolated = tp.Isolated()
 		}
-		specs[i], tps[i] = c.topoSpec, c.topo
+		if out && c.invalid == nil {
+			c.invalid = left
+		}
+		specs[i], tps[i] = spec, c.topo
 	}
 	s.topo.Finish(tps, specs)
 }

@@ -12,8 +12,9 @@ import (
 // instance type for the pod: a capacity type chosen first (spot is cheaper)
 // leaves no zone the pod's anti-affinity allows (that zone offers only
 // on-demand), though another capacity type would have. When the greedy
-// pass fails so, and the earlier keys were pinned only because groups count
-// the pod there (no rule of its own, or only relaxed ones, chose them),
+// pass fails so, and no preference of the pod enforced at this level chose
+// the earlier keys (groups that count the pod pinned them, or a required
+// rule of its own that allows several domains left the choice to price),
 // checkAhead chooses again, each key ranked together with the domains the
 // later keys' rules allow.
 //
@@ -43,10 +44,12 @@ func (t *Tracker) retryAhead(p *Pod, active Active, h *Host, rank Ranker, scope 
 		return nil, refusal // no earlier choice to make otherwise
 	}
 	for _, pin := range pins {
-		if p.enforcesOn(pin.Key(), active) {
-			// The pod's own rule chose that domain (its spread's least
-			// loaded one): another is a choice of another order of
-			// relaxation, not of this check.
+		if p.prefersOn(pin.Key(), active) {
+			// A preference of the pod enforced at this level chose that
+			// domain: another is a choice of another order of
+			// relaxation, not of this check. A required rule of its own
+			// that allows several domains left the choice among them to
+			// the ranker, which this check may revisit.
 			return nil, refusal
 		}
 	}
@@ -148,6 +151,17 @@ func domainsPin(ks *keyState, ds []int32) requirements.Requirement {
 func (p *Pod) enforcesOn(key string, active Active) bool {
 	for i := range p.Terms {
 		if term := &p.Terms[i]; term.Key == key && (term.Required || active(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefersOn reports whether one of the pod's preferred terms enforced at
+// this level (active) is on key.
+func (p *Pod) prefersOn(key string, active Active) bool {
+	for i := range p.Terms {
+		if term := &p.Terms[i]; term.Key == key && !term.Required && active(i) {
 			return true
 		}
 	}

@@ -46,13 +46,20 @@ func TestCheckLookAhead(t *testing.T) {
 		// rack adds a required spread on a custom key (sorted after the
 		// zone) that the claim will not carry.
 		rack bool
-		want outcome
+		// required makes the capacity-type spread DoNotSchedule.
+		required bool
+		want     outcome
 	}{
 		{name: "greedy", active: requiredOnly, want: refused(topology.AntiAffinity, zoneKey, "", false)},
 		{name: "look ahead", lookAhead: true, active: requiredOnly,
 			want: ok(pin(ctKey, requirements.CapacityTypeOnDemand), pin(zoneKey, zoneB))},
 		// The spread enforced chose the capacity type: not this check's to change.
 		{name: "own rule chose", lookAhead: true, active: allTerms, want: refused(topology.AntiAffinity, zoneKey, "", false)},
+		// A required spread of its own allows both capacity types: the
+		// greedy pass chose spot by price, and the check may choose again.
+		{name: "own required rule allows both", lookAhead: true, active: requiredOnly, required: true,
+			want: ok(pin(ctKey, requirements.CapacityTypeOnDemand), pin(zoneKey, zoneB))},
+		{name: "own required rule, greedy", active: requiredOnly, required: true, want: refused(topology.AntiAffinity, zoneKey, "", false)},
 		// The key the greedy pass never reached is still checked.
 		{name: "missing key after", lookAhead: true, active: requiredOnly, rack: true, want: refused(topology.AntiAffinity, zoneKey, "", false)},
 	}
@@ -60,8 +67,12 @@ func TestCheckLookAhead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+			when := corev1.ScheduleAnyway
+			if tc.required {
+				when = corev1.DoNotSchedule
+			}
 			web := testutil.Pod("web").Label("tier", "web").PodAntiAffinity(zoneKey, cache).
-				Spread(ctKey, 1, corev1.ScheduleAnyway, map[string]string{"tier": "web"})
+				Spread(ctKey, 1, when, map[string]string{"tier": "web"})
 			if tc.rack {
 				web = web.Spread("zone.example.com/rack", 1, corev1.DoNotSchedule, map[string]string{"tier": "web"})
 			}

@@ -138,8 +138,11 @@
 //     nodeTaintsPolicy Honor (default Ignore), carry no taint the pod does
 //     not tolerate (the taints it must tolerate to be placed there: an
 //     initialising Karpenter node's ephemeral and startup taints do not
-//     count, as under UntoleratedTaint). The pod's domain count minus the
-//     global minimum must be at most maxSkew. The minimum runs over the
+//     count, as under UntoleratedTaint; a cordoned node carries
+//     node.kubernetes.io/unschedulable:NoSchedule, which the node lifecycle
+//     controller adds, whether or not the node given has it yet). The
+//     pod's domain count minus the global minimum must be at most
+//     maxSkew. The minimum runs over the
 //     eligible domains, as kube-scheduler's: those of the plan's eligible
 //     nodes (existing nodes and NodeClaims; a zone or host no eligible node
 //     of the plan is in is no domain, whatever a NodePool could launch);

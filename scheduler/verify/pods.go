@@ -85,11 +85,23 @@ func (v *verifier) implies(c *vclaim, alt requirements.Requirements) (string, re
 	return "", requirements.Requirement{}, requirements.Requirement{}, true
 }
 
+// cordonTaint is the taint the node lifecycle controller puts on a
+// cordoned node (spec.unschedulable), whether or not the node as given
+// carries it yet.
+var cordonTaint = corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+
+// cordonedFor reports whether n is a cordoned existing node whose cordon
+// taint p does not tolerate: kube-scheduler binds no such pod there, and
+// a spread of p under nodeTaintsPolicy Honor counts no pod there (the
+// node is no domain of it), as the planner counts it.
+func (n *vnode) cordonedFor(p *vpod) bool {
+	return n.node != nil && n.node.Spec.Unschedulable && !requirements.Tolerates(p.pod.Spec.Tolerations, &cordonTaint)
+}
+
 // checkOnNode checks one pod placed on an existing node.
 func (v *verifier) checkOnNode(p *vpod, n *vnode) {
 	at := Violation{Node: n.name, Pod: p.name}
-	unschedulable := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
-	if n.node.Spec.Unschedulable && !requirements.Tolerates(p.pod.Spec.Tolerations, &unschedulable) {
+	if n.cordonedFor(p) {
 		v.report(with(at, scheduler.ReasonExistingNode, "the node is cordoned (spec.unschedulable)"))
 	}
 	ok, err := p.matchesNode(n.name, n.labels)

@@ -240,7 +240,7 @@ func (v *verifier) spreadEligible(p *vpod, n *vnode, key string, honorAffinity, 
 		}
 	}
 	if honorTaints {
-		if _, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad {
+		if _, bad := requirements.UntoleratedTaint(n.taints, p.pod.Spec.Tolerations); bad || n.cordonedFor(p) {
 			return false
 		}
 	}

@@ -264,6 +264,20 @@ func TestCheckTopologySpread(t *testing.T) {
 			want: outcome{Refused: map[string]string{"w1": "PodTopologySpread"}, Bound: 1},
 		},
 		{
+			name: "nodeTaintsPolicy Honor: a cordoned zone is no domain (the node lifecycle controller taints the node)",
+			in: manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1, honorTaints)), web("w1", spread(zoneKey, 1, honorTaints))),
+				Nodes: []*corev1.Node{cordoned(tk.Node("n1", 4, 10, map[string]string{zoneKey: "zone-b"}))}},
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0", "default/w1")}},
+			want: outcome{Refused: map[string]string{}, Bound: 2},
+		},
+		{
+			name: "nodeTaintsPolicy Ignore (default): the cordoned zone counts",
+			in: manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1)), web("w1", spread(zoneKey, 1))),
+				Nodes: []*corev1.Node{cordoned(tk.Node("n1", 4, 10, map[string]string{zoneKey: "zone-b"}))}},
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0", "default/w1")}},
+			want: outcome{Refused: map[string]string{"w1": "PodTopologySpread"}, Bound: 1},
+		},
+		{
 			name: "matchLabelKeys: each version spreads on its own",
 			in: manifest.Input{Pods: pods(web("v1", spread(zoneKey, 1, versions)).Label("version", "1"), web("v2", spread(zoneKey, 1, versions)).Label("version", "2"),
 				tk.Pod("other"))},
@@ -375,6 +389,13 @@ func TestCheckVolumesAndDaemonSets(t *testing.T) {
 				DaemonSets: []*appsv1DaemonSet{daemonSet("agent", "1")}},
 			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/a", "default/b")}},
 			want: outcome{Refused: map[string]string{"b": "NodeResourcesFit"}, Bound: 1},
+		},
+		{
+			name: "a DaemonSet's pod runs on a cordoned node too (its controller tolerates the cordon)",
+			in: manifest.Input{Pods: pods(tk.Pod("a").Request(corev1.ResourceCPU, "3500m").Tolerate(corev1.TaintNodeUnschedulable, "", corev1.TaintEffectNoSchedule)),
+				Nodes: []*corev1.Node{cordoned(tk.Node("n1", 4, 10, nil))}, DaemonSets: []*appsv1DaemonSet{daemonSet("agent", "1")}},
+			plan: plan.Plan{ExistingNodes: []plan.Placement{{Name: "n1", Pods: []string{"default/a"}}}},
+			want: outcome{Refused: map[string]string{"a": "NodeResourcesFit"}},
 		},
 	}
 	for _, tt := range tests {

@@ -70,10 +70,17 @@ func claimNode(nc plan.NodeClaim, it *instancetypes.InstanceType, o instancetype
 // existingNode returns a scenario Node as kube-scheduler will see it when
 // the plan's pods arrive: a Karpenter node still initialising has lost its
 // NodePool's startup taints and the well-known ephemeral taints (the plan
-// counts on its initialisation), every node has its hostname label and an
-// allocatable (its capacity when the input gives none).
+// counts on its initialisation), a cordoned node carries the
+// node.kubernetes.io/unschedulable taint the node lifecycle controller adds
+// (a spread under nodeTaintsPolicy Honor counts no pod there; Karpenter's
+// side of the differential sees the node so too), every node has its
+// hostname label and an allocatable (its capacity when the input gives
+// none).
 func existingNode(n *corev1.Node, pool *nodepool.NodePool) *corev1.Node {
 	c := n.DeepCopy()
+	if c.Spec.Unschedulable && !slices.ContainsFunc(c.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnschedulable }) {
+		c.Spec.Taints = append(c.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
+	}
 	if c.Labels == nil {
 		c.Labels = map[string]string{}
 	}
@@ -116,14 +123,17 @@ func isEphemeralTaint(t corev1.Taint) bool {
 // daemonPods returns the pods the DaemonSets run on node and that are not
 // there yet (no bound pod of node is owned by that DaemonSet): the
 // DaemonSet controller's rule, required node affinity and nodeSelector
-// match the node, and the pod tolerates its NoSchedule and NoExecute taints.
+// match the node, and the pod tolerates its NoSchedule and NoExecute taints
+// (the controller makes its pods tolerate a cordoned node's
+// node.kubernetes.io/unschedulable).
 func daemonPods(dss []*appsv1.DaemonSet, node *corev1.Node, bound []*corev1.Pod) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, ds := range dss {
 		if slices.ContainsFunc(bound, func(p *corev1.Pod) bool { return ownedBy(p, ds) }) {
 			continue
 		}
-		spec := ds.Spec.Template.Spec
+		spec := *ds.Spec.Template.Spec.DeepCopy()
+		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(&corev1.Pod{Spec: spec}).Match(node); !ok {
 			continue
 		}
@@ -136,7 +146,7 @@ func daemonPods(dss []*appsv1.DaemonSet, node *corev1.Node, bound []*corev1.Pod)
 				UID:             typesUID("ds", ds.Namespace, ds.Name, node.Name),
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, Controller: ptrTrue()}},
 			},
-			Spec:   *spec.DeepCopy(),
+			Spec:   spec,
 			Status: corev1.PodStatus{Phase: corev1.PodRunning},
 		}
 		p.Spec.NodeName = node.Name
