@@ -144,6 +144,10 @@ type config struct {
 	// pending pods after all others; set only for the plan Solve makes
 	// when pods such a spread counts were left unplaced (ownerslast.go).
 	ownersLast bool
+	// judgedAs is the caller's policy per kind, under which the relaxations
+	// of the plan made with preferences dropped are judged (dropprefs.go);
+	// nil: the plan's own policy.
+	judgedAs map[PreferenceKind]PreferencePolicy
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.
