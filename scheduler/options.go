@@ -148,6 +148,9 @@ type config struct {
 	// of the plan made with preferences dropped are judged (dropprefs.go);
 	// nil: the plan's own policy.
 	judgedAs map[PreferenceKind]PreferencePolicy
+	// held maps the pods of the classes the plan never places to the
+	// reason they keep (heldowners.go); nil: none.
+	held map[string]*failure
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

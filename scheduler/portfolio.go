@@ -57,18 +57,22 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
-// One more plan of the whole portfolio, finished, replaces the best
-// (finished) if it places more pods: when pods are left unplaced that a
+// Two more plans of the whole portfolio, each finished, replace the best
+// (finished) if they place more pods: when pods are left unplaced that a
 // NodePool with limits could take, the plan with every preference the
-// policy need not Honor dropped from the start (dropprefs.go).
+// policy need not Honor dropped from the start (dropprefs.go); when a
+// class with topology rules is left wholly unplaced, and other pods too,
+// the plan with that class held (never placed, its rules not registered;
+// heldowners.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
 // owners after all others replaces it if it places more (ownerslast.go).
 
-// bestOf makes the plans, and returns the best, finished (finish); or,
+// bestOf makes the plans, and returns the best, finished (finish); then,
 // where it applies, the finished plan with preferences dropped
-// (dropprefs.go) instead, when it places more pods.
+// (dropprefs.go) or with never-placed owners held (heldowners.go) instead,
+// when it places more pods.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfOne(pods, nodePools, catalog, cfg)
 	if err != nil || len(best.pending) > alternativeMaxPods || best.finalPlaced() == len(best.pending) {
@@ -98,7 +102,10 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
-	return best.orPreferencesDropped(pods, nodePools, catalog, cfg)
+	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orOwnersHeld(pods, nodePools, catalog, cfg)
 }
 
 // finish returns the plan with what it left out placed on its own nodes
