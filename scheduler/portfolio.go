@@ -57,13 +57,15 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
-// Two more plans of the whole portfolio, each finished, replace the best
+// Three more plans of the whole portfolio, each finished, replace the best
 // (finished) if they place more pods: when pods are left unplaced that a
 // NodePool with limits could take, the plan with every preference the
 // policy need not Honor dropped from the start (dropprefs.go); when a
 // class with topology rules is left wholly unplaced, and other pods too,
 // the plan with that class held (never placed, its rules not registered;
-// heldowners.go).
+// heldowners.go); when pods are left unplaced that need a pod-affinity
+// target in their domain and spread themselves over the same key, the plan
+// whose targets prefer to spread over that key too (targetspread.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
@@ -71,8 +73,9 @@ import (
 
 // bestOf makes the plans, and returns the best, finished (finish); then,
 // where it applies, the finished plan with preferences dropped
-// (dropprefs.go) or with never-placed owners held (heldowners.go) instead,
-// when it places more pods.
+// (dropprefs.go), with never-placed owners held (heldowners.go) or with
+// targets spread for their followers (targetspread.go) instead, when it
+// places more pods.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfOne(pods, nodePools, catalog, cfg)
 	if err != nil || len(best.pending) > alternativeMaxPods || best.finalPlaced() == len(best.pending) {
@@ -105,7 +108,10 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
-	return best.orOwnersHeld(pods, nodePools, catalog, cfg)
+	if best, err = best.orOwnersHeld(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orTargetsSpread(pods, nodePools, catalog, cfg)
 }
 
 // finish returns the plan with what it left out placed on its own nodes

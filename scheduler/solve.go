@@ -180,6 +180,7 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	}
 	s.existingPods = existingPods
 	s.holdClasses()
+	s.spreadTargets()
 	s.registerTopology(existingPods)
 	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
 	for _, c := range s.classes {
