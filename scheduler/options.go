@@ -149,6 +149,17 @@ type config struct {
 	// only for the plan Solve makes when the plan it keeps left those
 	// classes and other pods unplaced (leftout.go).
 	leftOut map[string]*failure
+	// judgedAs is the caller's policy per kind, under which the relaxations
+	// of the plan made with preferences dropped are judged (dropprefs.go);
+	// nil: the plan's own policy.
+	judgedAs map[PreferenceKind]PreferencePolicy
+	// held maps the pods of the classes the plan never places to the
+	// reason they keep (heldowners.go); nil: none.
+	held map[string]*failure
+	// spreadTargets maps the first pod of each class that gets an added
+	// ScheduleAnyway spread over a key to that key (targetspread.go); set
+	// only for the plans Solve makes when followers were left unplaced.
+	spreadTargets map[string]string
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

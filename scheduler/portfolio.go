@@ -57,6 +57,16 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
+// Three more plans of the whole portfolio, each finished, replace the best
+// (finished) if they place more pods: when pods are left unplaced that a
+// NodePool with limits could take, the plan with every preference the
+// policy need not Honor dropped from the start (dropprefs.go); when a
+// class with topology rules is left wholly unplaced, and other pods too,
+// the plan with that class held (never placed, its rules not registered;
+// heldowners.go); when pods are left unplaced that need a pod-affinity
+// target in their domain and spread themselves over the same key, the plan
+// whose targets prefer to spread over that key too (targetspread.go).
+//
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
 // owners after all others replaces it if it places more (ownerslast.go);
@@ -64,28 +74,69 @@ import (
 // unplaced, and other pods too, a plan that leaves those classes out from
 // the start replaces it if it places more (leftout.go).
 
-// bestOf makes the plans, and returns the best with what it left out
-// placed on its own nodes (plandomains.go), then its claims drained by
-// ejection where that makes it cheaper (eject.go), then pods of different
-// shapes swapped between two claims that then cost less together (swap.go).
+// bestOf makes the plans, and returns the best, finished (finish); then,
+// where it applies, the finished plan with preferences dropped
+// (dropprefs.go), with never-placed owners held (heldowners.go) or with
+// targets spread for their followers (targetspread.go) instead, when it
+// places more pods.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	best, err := bestOfOne(pods, nodePools, catalog, cfg)
+	if err != nil || len(best.pending) > alternativeMaxPods || best.finalPlaced() == len(best.pending) {
+		return best, err
+	}
+	// The plans after finishing are made for the caller's policy only: a
+	// stricter policy's, which is valid under a looser one, may place more
+	// or the same pods for less (Ignore ≤ WhileFree ≤ Respect).
+	for _, c := range stricterPolicies(cfg) {
+		s, err := bestOfOne(pods, nodePools, catalog, c)
+		if err != nil {
+			return nil, err
+		}
+		if n, bn := s.finalPlaced(), best.finalPlaced(); n > bn || (n == bn && s.planPrice() < best.planPrice()-priceEps && samePlaced(best, s)) {
+			best = s
+		}
+	}
+	return best, nil
+}
+
+// bestOfOne is bestOf for the policy of cfg.
+func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
-	best.placeLeftAhead()
-	best.closePlan()
-	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
+	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	if best, err = best.orOwnersHeld(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orTargetsSpread(pods, nodePools, catalog, cfg)
+}
+
+// finish returns the plan with what it left out placed on its own nodes
+// (plandomains.go), closed, or the plan with a spread's owners queued last
+// (ownerslast.go) or with classes left out (leftout.go) instead, then its
+// claims drained by ejection where that
+// makes it cheaper (eject.go), then pods of different shapes swapped
+// between two claims that then cost less together (swap.go).
+func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	s.placeLeftAhead()
+	s.closePlan()
+	s, err := s.orOwnersLast(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
-	best, err = best.orWithoutLeftOut(pods, nodePools, catalog, cfg)
+	s, err = s.orWithoutLeftOut(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
-	best.ejectLast()
-	best.swapLast()
-	return best, nil
+	s.ejectLast()
+	s.swapLast()
+	return s, nil
 }
 
 // bestOfPolicies makes the plans of the policy and of the stricter ones,

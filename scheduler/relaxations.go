@@ -195,7 +195,7 @@ func (s *solver) broken(pp *pending, h *topology.Host, j *judge) []string {
 	} else {
 		out = append(out, s.brokenNodeTerms(c, n)...)
 	}
-	if s.cfg.policyFor(PreferTaints) != PreferenceIgnore {
+	if s.cfg.judgedPolicy(PreferTaints) != PreferenceIgnore {
 		if _, bad := requirements.UntoleratedPreference(n.Taints, c.tolerations); bad && s.anyPreferNoSchedule {
 			out = append(out, preferNoScheduleDesc)
 		}
@@ -210,7 +210,7 @@ const preferNoScheduleDesc = "avoid PreferNoSchedule taints"
 // spreads for Spread) that do not hold on h, unless the policy ignores
 // the kind.
 func (s *solver) brokenTerms(tp *topology.Pod, kind topology.Kind, h *topology.Host, t *topology.Tracker) []string {
-	if s.cfg.policyFor(prefKindOf(kind)) == PreferenceIgnore {
+	if s.cfg.judgedPolicy(prefKindOf(kind)) == PreferenceIgnore {
 		return nil
 	}
 	var out []string
@@ -245,7 +245,7 @@ func termDesc(t topology.Term) string {
 // brokenNodeTerms lists the class's preferred node-affinity terms (kept
 // and dropped before placing) that node n's labels do not match.
 func (s *solver) brokenNodeTerms(c *class, n *topology.Node) []string {
-	if s.cfg.policyFor(PreferNodeAffinity) == PreferenceIgnore {
+	if s.cfg.judgedPolicy(PreferNodeAffinity) == PreferenceIgnore {
 		return nil
 	}
 	var out []string

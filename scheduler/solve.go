@@ -179,6 +179,8 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	s.existingPods = existingPods
+	s.holdClasses()
+	s.spreadTargets()
 	s.registerTopology(existingPods)
 	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
 	for _, c := range s.classes {
