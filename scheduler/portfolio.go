@@ -66,13 +66,22 @@ import (
 // ejection where that makes it cheaper (eject.go), then pods of different
 // shapes swapped between two claims that then cost less together (swap.go).
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if looserApplies(pods, cfg) {
+		return bestOfTrio(pods, nodePools, catalog, cfg)
+	}
 	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
+	return best.finish(pods, nodePools, catalog, cfg)
+}
+
+// finish places what the best plan left out on its own nodes, closes it,
+// and improves it (bestOf).
+func (best *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	best.placeLeftAhead()
 	best.closePlan()
-	best, err = best.orOwnersLast(pods, nodePools, catalog, cfg)
+	best, err := best.orOwnersLast(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
