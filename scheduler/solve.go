@@ -53,7 +53,7 @@ type solver struct {
 	growScratch     []grown // findClaim's candidates that need a larger type
 	absorbScratch   []*claim
 	planned         bool
-	judgedBy        *solver // the plan whose policy judges this one's preferences (looser.go)
+	judgedBy        *solver                 // the plan whose policy judges this one's preferences (looser.go)
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
 	avoidNode       *existingNode           // a node placement skips (making room on it)
