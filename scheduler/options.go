@@ -110,6 +110,11 @@ type config struct {
 	// instance type that still fits); set only for the plan Solve compares
 	// with its own, with karpenterRelaxation.
 	joinPlanned bool
+	// poolSoftDomains makes the plan that relaxes in Karpenter's order
+	// count a ScheduleAnyway spread's domains as Karpenter does
+	// (topology.Tracker.SoftSpreadPoolDomains); a plan of its own, next to
+	// the one that counts the domains its pods can reach.
+	poolSoftDomains bool
 	// keepSelfAntiAffinity keeps, in the plan that packs like Karpenter,
 	// the preferred anti-affinity on a key other than hostname that selects
 	// the pod itself, which that plan otherwise drops

@@ -28,7 +28,12 @@ import (
 //     terms dropped (pessimisticAntiAffinity) and kept;
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
-//     honouring preferences never costs more than Karpenter's relaxation);
+//     honouring preferences never costs more than Karpenter's relaxation),
+//     and where a ScheduleAnyway spread counts a key other than hostname
+//     (up to joinPlannedMaxPods pods), that plan again with the spread's
+//     domains counted as Karpenter counts them (every value a NodePool
+//     offers, whether or not the pod can launch there: where Karpenter's
+//     spread fails and it relaxes the pod's other preferences first);
 //   - under the Ignore or WhileFree policy, the plans of the stricter
 //     policies too (a plan that honours more preferences is a valid plan
 //     under a looser policy), so that looser never costs more:
@@ -127,6 +132,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		alt := cfg
 		alt.karpenterRelaxation = true
 		more = append(more, alt)
+		if len(s.pending) <= joinPlannedMaxPods && s.softSpreadOffHostname() {
+			pool := alt
+			pool.poolSoftDomains = true
+			more = append(more, pool)
+		}
 	}
 	// With capacity reservations too: a claim that grows into a reserved
 	// offering may find it used up only when the plan is finalised, and

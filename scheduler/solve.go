@@ -236,7 +236,7 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		s.topo.LeaveSoftTargetsOpen()
 		s.topo.BalanceAhead()
 	}
-	if s.cfg.karpenterRelaxation {
+	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()
 	}
 	specs := make([]topology.PodSpec, len(s.classes))

@@ -8,7 +8,7 @@ import "github.com/nodeplan/nodeplan/requirements"
 // the pod's other requirements (an instance type, a capacity type) could
 // ever launch there. A domain the pod cannot reach then holds the minimum
 // at zero, the spread fails once the skew is reached, and the plan
-// relaxes the pod's preferences in the order Karpenter does. The plan that
+// relaxes the pod's preferences in the order Karpenter does. A plan that
 // relaxes as Karpenter does asks for it, so that its price is Karpenter's;
 // every other plan counts only the domains the pod can reach.
 func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
