@@ -28,12 +28,13 @@ import (
 //     terms dropped (pessimisticAntiAffinity) and kept;
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
-//     honouring preferences never costs more than Karpenter's relaxation),
-//     and where a ScheduleAnyway spread counts a key other than hostname
-//     (up to joinPlannedMaxPods pods), that plan again with the spread's
-//     domains counted as Karpenter counts them (every value a NodePool
-//     offers, whether or not the pod can launch there: where Karpenter's
-//     spread fails and it relaxes the pod's other preferences first);
+//     honouring preferences never costs more than Karpenter's relaxation);
+//   - where a ScheduleAnyway spread counts a key other than hostname (up
+//     to joinPlannedMaxPods pods), that plan and Karpenter's packing again
+//     with the spread's domains counted as Karpenter counts them (every
+//     value a NodePool offers, whether or not the pod can launch there:
+//     Karpenter's spread then fails, and it relaxes the pod's other
+//     preferences first);
 //   - under the Ignore or WhileFree policy, the plans of the stricter
 //     policies too (a plan that honours more preferences is a valid plan
 //     under a looser policy), so that looser never costs more:
@@ -132,11 +133,6 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		alt := cfg
 		alt.karpenterRelaxation = true
 		more = append(more, alt)
-		if len(s.pending) <= joinPlannedMaxPods && s.softSpreadOffHostname() {
-			pool := alt
-			pool.poolSoftDomains = true
-			more = append(more, pool)
-		}
 	}
 	// With capacity reservations too: a claim that grows into a reserved
 	// offering may find it used up only when the plan is finalised, and
@@ -149,6 +145,12 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 			keep := join
 			keep.keepSelfAntiAffinity = true
 			more = append(more, keep)
+		}
+		if s.softSpreadOffHostname() {
+			for _, c := range []config{cfg, join} {
+				c.karpenterRelaxation, c.poolSoftDomains = true, true
+				more = append(more, c)
+			}
 		}
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
