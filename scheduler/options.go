@@ -35,8 +35,14 @@ const (
 	// node-affinity terms, the first ones dropped before any preference; the
 	// pods queued by size; a NodeClaim charged the largest
 	// of its options against NodePool limits while it schedules; no
-	// NodeClaim launched into an empty label value), the plan relaxes them
-	// as Karpenter would. Preferences never cost more than under Karpenter.
+	// NodeClaim launched into an empty label value; a soft spread's domains
+	// counted from every value a NodePool offers; a preferred term whose
+	// In and NotIn leave a key no value read as DoesNotExist), the plan
+	// relaxes them as Karpenter would. And a plan made with preferences
+	// relaxed further (under WhileFree, or Ignore) replaces it when it
+	// places the same pods for less and still honours, pod by pod, every
+	// preference the Respect plan honours (up to 2,000 pods).
+	// Preferences never cost more than under Karpenter.
 	PreferenceRespect PreferencePolicy = "Respect"
 	// PreferenceHonor honours as many preferences as can hold, relaxing the
 	// lightest first, whatever Karpenter would have paid: the richer policy,
