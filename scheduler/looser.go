@@ -28,10 +28,12 @@ const looserMaxPods = 2000
 
 // looserApplies reports whether the input is planned under the three
 // policies (bestOfTrio): one of them is asked for every kind, some pod
-// carries a preference, and the pods are few enough.
+// carries a preference, the pods are few enough, and the plan's
+// preferences are judged (not under WithoutRelaxations: choosing a looser
+// plan is judging both plans' preferences).
 func looserApplies(pods []*corev1.Pod, cfg config) bool {
 	switch {
-	case len(pods) > looserMaxPods || len(cfg.preferenceByKind) > 0:
+	case len(pods) > looserMaxPods || len(cfg.preferenceByKind) > 0 || cfg.noRelaxations:
 		return false
 	case cfg.preference != PreferenceRespect && cfg.preference != PreferenceWhileFree && cfg.preference != PreferenceIgnore:
 		return false

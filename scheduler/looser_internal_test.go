@@ -36,6 +36,7 @@ func TestLooserApplies(t *testing.T) {
 		TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone", WhenUnsatisfiable: corev1.DoNotSchedule}}}}
 	respect := config{preference: PreferenceRespect}
 	honor := config{preference: PreferenceHonor}
+	unjudged := config{preference: PreferenceRespect, noRelaxations: true}
 	perKind := config{preference: PreferenceRespect, preferenceByKind: map[PreferenceKind]PreferencePolicy{PreferTopologySpread: PreferenceIgnore}}
 	many := make([]*corev1.Pod, looserMaxPods+1)
 	for i := range many {
@@ -48,8 +49,9 @@ func TestLooserApplies(t *testing.T) {
 		"per-kind soft":     looserApplies([]*corev1.Pod{soft}, perKind),
 		"too many soft":     looserApplies(many, respect),
 		"respect nil entry": looserApplies([]*corev1.Pod{nil, soft}, respect),
+		"unjudged soft":     looserApplies([]*corev1.Pod{soft}, unjudged),
 	}
-	want := map[string]bool{"respect soft": true, "respect hard": false, "honor soft": false, "per-kind soft": false, "too many soft": false, "respect nil entry": true}
+	want := map[string]bool{"respect soft": true, "respect hard": false, "honor soft": false, "per-kind soft": false, "too many soft": false, "respect nil entry": true, "unjudged soft": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("looserApplies (-want +got):\n%s", diff)
 	}

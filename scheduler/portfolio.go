@@ -29,8 +29,9 @@ import (
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
-//   - where a ScheduleAnyway spread counts a key other than hostname (up
-//     to joinPlannedMaxPods pods), that plan and Karpenter's packing again
+//   - where a ScheduleAnyway spread counts a key other than hostname under
+//     the Respect policy (up to joinPlannedMaxPods pods; not under
+//     WithoutRelaxations), that plan and Karpenter's packing again
 //     with the spread's domains counted as Karpenter counts them (every
 //     value a NodePool offers, whether or not the pod can launch there:
 //     Karpenter's spread then fails, and it relaxes the pod's other
@@ -146,7 +147,7 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 			keep.keepSelfAntiAffinity = true
 			more = append(more, keep)
 		}
-		if s.softSpreadOffHostname() {
+		if !cfg.noRelaxations && cfg.policyFor(PreferTopologySpread) == PreferenceRespect && s.softSpreadOffHostname() {
 			for _, c := range []config{cfg, join} {
 				c.karpenterRelaxation, c.poolSoftDomains = true, true
 				more = append(more, c)
