@@ -428,6 +428,9 @@ func (s *solver) keepPreferredNodeTerms(c *class, karp bool) {
 		if err != nil || tr.Len() == 0 {
 			continue
 		}
+		if karp {
+			tr = karpenterReading(tr, pt.Preference)
+		}
 		candidate := kept.Intersect(tr)
 		if !karp && !s.feasible(c, candidate) {
 			desc := fmt.Sprintf("preferred node affinity (weight %d): %s (no NodePool and instance type can satisfy it with the heavier preferences kept)", pt.Weight, tr)

@@ -35,8 +35,14 @@ const (
 	// node-affinity terms, the first ones dropped before any preference; the
 	// pods queued by size; a NodeClaim charged the largest
 	// of its options against NodePool limits while it schedules; no
-	// NodeClaim launched into an empty label value), the plan relaxes them
-	// as Karpenter would. Preferences never cost more than under Karpenter.
+	// NodeClaim launched into an empty label value; a soft spread's domains
+	// counted from every value a NodePool offers; a preferred term whose
+	// In and NotIn leave a key no value read as DoesNotExist), the plan
+	// relaxes them as Karpenter would. And a plan made with preferences
+	// relaxed further (under WhileFree, or Ignore) replaces it when it
+	// places the same pods for less and still honours, pod by pod, every
+	// preference the Respect plan honours (up to 2,000 pods).
+	// Preferences never cost more than under Karpenter.
 	PreferenceRespect PreferencePolicy = "Respect"
 	// PreferenceHonor honours as many preferences as can hold, relaxing the
 	// lightest first, whatever Karpenter would have paid: the richer policy,
@@ -110,6 +116,11 @@ type config struct {
 	// instance type that still fits); set only for the plan Solve compares
 	// with its own, with karpenterRelaxation.
 	joinPlanned bool
+	// poolSoftDomains makes the plan that relaxes in Karpenter's order
+	// count a ScheduleAnyway spread's domains as Karpenter does
+	// (topology.Tracker.SoftSpreadPoolDomains); a plan of its own, next to
+	// the one that counts the domains its pods can reach.
+	poolSoftDomains bool
 	// keepSelfAntiAffinity keeps, in the plan that packs like Karpenter,
 	// the preferred anti-affinity on a key other than hostname that selects
 	// the pod itself, which that plan otherwise drops

@@ -29,6 +29,13 @@ import (
 //   - where Karpenter's order of relaxing preferences could differ from
 //     nodeplan's, a plan that relaxes them in Karpenter's order (so that
 //     honouring preferences never costs more than Karpenter's relaxation);
+//   - where a ScheduleAnyway spread counts a key other than hostname under
+//     the Respect policy (up to joinPlannedMaxPods pods; not under
+//     WithoutRelaxations), that plan and Karpenter's packing again
+//     with the spread's domains counted as Karpenter counts them (every
+//     value a NodePool offers, whether or not the pod can launch there:
+//     Karpenter's spread then fails, and it relaxes the pod's other
+//     preferences first);
 //   - under the Ignore or WhileFree policy, the plans of the stricter
 //     policies too (a plan that honours more preferences is a valid plan
 //     under a looser policy), so that looser never costs more:
@@ -80,7 +87,10 @@ import (
 // targets spread for their followers (targetspread.go) instead, when it
 // places more pods.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	best, err := bestOfOne(pods, nodePools, catalog, cfg)
+	if looserApplies(pods, cfg) {
+		return bestOfTrio(pods, nodePools, catalog, cfg)
+	}
+	best, err := bestOfOne(pods, nodePools, catalog, cfg, false)
 	if err != nil || len(best.pending) > alternativeMaxPods || best.finalPlaced() == len(best.pending) {
 		return best, err
 	}
@@ -88,7 +98,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	// stricter policy's, which is valid under a looser one, may place more
 	// or the same pods for less (Ignore ≤ WhileFree ≤ Respect).
 	for _, c := range stricterPolicies(cfg) {
-		s, err := bestOfOne(pods, nodePools, catalog, c)
+		s, err := bestOfOne(pods, nodePools, catalog, c, false)
 		if err != nil {
 			return nil, err
 		}
@@ -99,9 +109,16 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	return best, nil
 }
 
-// bestOfOne is bestOf for the policy of cfg.
-func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	best, err := bestOfPolicies(pods, nodePools, catalog, cfg)
+// bestOfOne is bestOf for the policy of cfg: with the stricter policies'
+// plans compared before finishing, unless alone.
+func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (*solver, error) {
+	var best *solver
+	var err error
+	if alone {
+		best, err = bestOfPolicy(pods, nodePools, catalog, cfg)
+	} else {
+		best, err = bestOfPolicies(pods, nodePools, catalog, cfg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +137,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // finish returns the plan with what it left out placed on its own nodes
 // (plandomains.go), closed, or the plan with a spread's owners queued last
 // (ownerslast.go) or with classes left out (leftout.go) instead, then its
-// claims drained by ejection where that
-// makes it cheaper (eject.go), then pods of different shapes swapped
-// between two claims that then cost less together (swap.go).
+// claims drained by ejection where that makes it cheaper (eject.go), then
+// pods of different shapes swapped between two claims that then cost less
+// together (swap.go).
 func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s.placeLeftAhead()
 	s.closePlan()
@@ -188,6 +205,12 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 			keep := join
 			keep.keepSelfAntiAffinity = true
 			more = append(more, keep)
+		}
+		if !cfg.noRelaxations && cfg.policyFor(PreferTopologySpread) == PreferenceRespect && s.softSpreadOffHostname() {
+			for _, c := range []config{cfg, join} {
+				c.karpenterRelaxation, c.poolSoftDomains = true, true
+				more = append(more, c)
+			}
 		}
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)

@@ -33,32 +33,57 @@ import (
 // Nothing here changes the plan.
 
 // relaxations lists, per placed pod, the preferences the final plan does
-// not honour. When the plan's nodes cannot be rebuilt (a claim that would
-// not launch), it falls back to what placing recorded.
+// not honour (by the policy of the plan's judge: judgedBy, else its own).
+// When the plan's nodes cannot be rebuilt (a claim that would not launch),
+// it falls back to what placing recorded.
 func (s *solver) relaxations() []Relaxation {
-	pn, ok := s.newPlanNodes()
+	judge := s
+	if s.judgedBy != nil {
+		judge = s.judgedBy
+	}
+	broken, ok := judge.brokenOf(s, false)
 	if !ok {
 		return s.placingRelaxations()
 	}
-	hosts := s.newPlanHosts(pn)
-	var j *judge
-	if s.anyTopologyPreference() {
-		j = s.newJudge(pn, hosts)
-	}
 	var out []Relaxation
-	for _, pp := range s.pending {
-		if !placedOn(pp) {
-			continue
-		}
-		h := hosts.of(pp)
-		if h == nil {
-			return s.placingRelaxations()
-		}
-		if dropped := pp.cls.inRelaxationOrder(s.broken(pp, h, j)); len(dropped) > 0 {
-			out = append(out, Relaxation{Pod: pp.name, Dropped: dropped})
+	for i, pp := range s.pending {
+		if len(broken[i]) > 0 {
+			out = append(out, Relaxation{Pod: pp.name, Dropped: broken[i]})
 		}
 	}
 	return out
+}
+
+// brokenOf lists, per pod of o's plan (o.pending's order, which is s's:
+// o plans the same input), the preferences of s's classes, under s's
+// policy, that o's final plan does not honour, in s's relaxation order;
+// nil for a pod o left unplaced. False when o's nodes cannot be rebuilt.
+// With open, a spread's domains are every domain its pods could launch in
+// (as placing counts them), not only those of the plan's nodes (as
+// kube-scheduler will, and as the plan reports).
+func (s *solver) brokenOf(o *solver, open bool) ([][]string, bool) {
+	pn, ok := o.newPlanNodes()
+	if !ok {
+		return nil, false
+	}
+	hosts := o.newPlanHosts(pn)
+	var j *judge
+	if s.anyTopologyPreference() {
+		j = s.newJudge(o, pn, hosts, open)
+	}
+	out := make([][]string, len(o.pending))
+	for i, q := range o.pending {
+		if !placedOn(q) {
+			continue
+		}
+		h := hosts.of(q)
+		if h == nil {
+			return nil, false
+		}
+		pp := s.pending[i]
+		out[i] = pp.cls.inRelaxationOrder(s.broken(pp, h, j))
+	}
+	return out, true
 }
 
 // placingRelaxations is what placing recorded per pod.
@@ -144,8 +169,11 @@ func (s *solver) anyTopologyPreference() bool {
 	return false
 }
 
-func (s *solver) newJudge(pn *planNodes, hosts planHosts) *judge {
-	j := &judge{t: topology.New(s.schema, s.sources(), s.namespaceLabels(), s.existingPods), pods: map[*class]*topology.Pod{}}
+// newJudge is a judge of o's plan (its nodes pn, its hosts) that registers
+// s's classes: o is s, or a plan of the same input under another policy.
+// Unless open, the domains are those of the plan's nodes.
+func (s *solver) newJudge(o *solver, pn *planNodes, hosts planHosts, open bool) *judge {
+	j := &judge{t: topology.New(o.schema, o.sources(), o.namespaceLabels(), o.existingPods), pods: map[*class]*topology.Pod{}}
 	var tps []*topology.Pod
 	var specs []topology.PodSpec
 	for _, c := range s.classes {
@@ -163,11 +191,13 @@ func (s *solver) newJudge(pn *planNodes, hosts planHosts) *judge {
 		tps, specs = append(tps, tp), append(specs, spec)
 	}
 	j.t.Finish(tps, specs)
-	j.t.CloseDomains(pn.nodes)
+	if !open {
+		j.t.CloseDomains(pn.nodes)
+	}
 	none := func(int) bool { return false }
-	for _, pp := range s.pending {
-		if tp := j.pods[pp.cls]; tp != nil && placedOn(pp) {
-			if h := hosts.of(pp); h != nil {
+	for i, q := range o.pending {
+		if tp := j.pods[s.pending[i].cls]; tp != nil && placedOn(q) {
+			if h := hosts.of(q); h != nil {
 				j.t.Record(tp, none, h)
 			}
 		}

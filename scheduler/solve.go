@@ -53,6 +53,7 @@ type solver struct {
 	growScratch     []grown // findClaim's candidates that need a larger type
 	absorbScratch   []*claim
 	planned         bool
+	judgedBy        *solver                 // the plan whose policy judges this one's preferences (looser.go)
 	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
 	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
 	avoidNode       *existingNode           // a node placement skips (making room on it)
@@ -236,6 +237,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		// (Karpenter checks it against the pods placed before only).
 		s.topo.LeaveSoftTargetsOpen()
 		s.topo.BalanceAhead()
+	}
+	if s.cfg.poolSoftDomains {
+		s.topo.SoftSpreadPoolDomains()
 	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))

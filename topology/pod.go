@@ -164,7 +164,7 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 		self: g.selector.Matches(labels.Set(spec.Labels))}
 	g.required = g.required || tm.Required
 	if g.ks.key != requirements.LabelHostname {
-		tm.eligible = t.eligible(g, spec, honorAffinity, o.honorTaints)
+		tm.eligible = t.eligible(g, t.domainSpec(spec, tm), honorAffinity, o.honorTaints)
 		if !g.eligibleSet {
 			g.eligible, g.eligibleSet = tm.eligible, true
 		}

@@ -123,6 +123,8 @@ type Tracker struct {
 	domains uint64
 	// balanceAhead: see BalanceAhead.
 	balanceAhead bool
+	// poolDomains: see SoftSpreadPoolDomains.
+	poolDomains bool
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a
