@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/internal/apicheck"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
@@ -43,6 +44,10 @@ type Memo struct {
 	// selectors are the label selectors of pods' topology terms as
 	// topology parsed them (by the selector's address).
 	selectors *topology.Selectors
+	// protos and podVecs are what prepareExisting derives from one node
+	// or bound pod (memo_existing.go).
+	protos  map[protoKey]*nodeProto
+	podVecs map[string]map[*corev1.Pod]binpack.Vec // by dimsKey
 }
 
 // NewMemo returns an empty Memo.
@@ -61,7 +66,11 @@ func (m *Memo) Len() int {
 	n := m.selectors.Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + n
+	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.protos) + n
+	for _, vecs := range m.podVecs {
+		total += len(vecs)
+	}
+	return total
 }
 
 // nodeMemoKey is what a node's facts depend on: its labels map (by

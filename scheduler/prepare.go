@@ -380,19 +380,22 @@ func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
 	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
-	for i, n := range initialisedFirst(s.cfg.nodes) {
+	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
+	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
+		n := e.n
 		if n.DeletionTimestamp != nil {
 			deleting[n.Name] = true
 			continue
 		}
-		en := s.newExistingNode(i, n)
+		en := s.newExistingNode(i, n, e.proto)
 		byName[n.Name] = en
 		s.existing = append(s.existing, en)
 	}
 	var eps []topology.ExistingPod
 	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
-	for _, bp := range s.cfg.boundPods {
+	vecs := s.cfg.memo.podVectors(s.cfg.boundPods, s.dims)
+	for i, bp := range s.cfg.boundPods {
 		if kube.IsGone(bp) {
 			continue
 		}
@@ -407,28 +410,29 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			continue
 		}
 		if en, ok := byName[bp.Spec.NodeName]; ok {
-			eps = append(eps, s.holdBoundPod(en, bp, dsRunning))
+			eps = append(eps, s.holdBoundPod(en, bp, vecs[i], dsRunning))
 		}
 	}
 	s.expectDaemonSets(dsRunning)
 	return eps, resched, nil
 }
 
-// initialisedFirst returns the nodes, initialised ones first
-// (nodepool.IsInitialized), each part by name.
-func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
-	// IsInitialized reads labels: once per node, not once per comparison.
-	type entry struct {
-		n    *corev1.Node
-		init bool
-	}
-	es := make([]entry, len(nodes))
+// protoNode is a node with its proto (memo_existing.go).
+type protoNode struct {
+	n     *corev1.Node
+	proto *nodeProto
+}
+
+// initialisedFirst returns the nodes with their protos, initialised ones
+// first (nodepool.IsInitialized), each part by name.
+func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
+	es := make([]protoNode, len(nodes))
 	for i, n := range nodes {
-		es[i] = entry{n, nodepool.IsInitialized(n)}
+		es[i] = protoNode{n, protos[i]}
 	}
-	order := func(a, b entry) int {
-		if a.init != b.init {
-			if a.init {
+	order := func(a, b protoNode) int {
+		if a.proto.initialized != b.proto.initialized {
+			if a.proto.initialized {
 				return -1
 			}
 			return 1
@@ -440,45 +444,31 @@ func initialisedFirst(nodes []*corev1.Node) []*corev1.Node {
 	if !slices.IsSortedFunc(es, order) {
 		slices.SortStableFunc(es, order)
 	}
-	out := make([]*corev1.Node, len(es))
-	for i, e := range es {
-		out[i] = e.n
-	}
-	return out
+	return es
 }
 
 // newExistingNode prepares one existing node that is not being deleted:
 // its labels and effective taints as nodepool reads them, its NodePool,
-// and its allocatable (capacity when none is reported).
-func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
-	f := s.cfg.memo.nodeFacts(n, s.schema)
+// and its allocatable (capacity when none is reported), from its proto.
+func (s *solver) newExistingNode(i int, n *corev1.Node, proto *nodeProto) *existingNode {
+	f := proto.facts
 	en := &existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels}
 	var startup []corev1.Taint
-	poolName := en.labels[requirements.LabelNodePool]
 	for _, p := range s.pools {
-		if p.tmpl.Name == poolName {
+		if p.tmpl.Name == proto.poolName {
 			en.pool, startup = p, p.tmpl.StartupTaints
 		}
 	}
-	en.taints = nodepool.EffectiveTaints(n, startup)
-	alloc := n.Status.Allocatable
-	if len(alloc) == 0 {
-		alloc = n.Status.Capacity
-	}
-	en.free, _ = s.dims.Vector(alloc)
+	en.free = proto.alloc
+	en.cordoned = n.Spec.Unschedulable
 	// Topology counts the node with the taints that keep pods off it, as
 	// placement does (startup and ephemeral taints of a node still
-	// initialising are not among them).
-	// A cordoned node carries node.kubernetes.io/unschedulable:NoSchedule
-	// (the node controller adds it): kube-scheduler binds a pod that
-	// tolerates it there, as it does DaemonSet pods.
-	if n.Spec.Unschedulable {
-		en.cordoned = true
-		cordon := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
-		if !slices.ContainsFunc(en.taints, func(t corev1.Taint) bool { return t.MatchTaint(&cordon) }) {
-			en.taints = append(en.taints, cordon)
-		}
+	// initialising are not among them; see effectiveTaints).
+	if proto.topo != nil {
+		en.taints, en.topo = proto.taints, proto.topo
+		return en
 	}
+	en.taints = effectiveTaints(n, startup)
 	en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
 	return en
 }
@@ -486,8 +476,7 @@ func (s *solver) newExistingNode(i int, n *corev1.Node) *existingNode {
 // holdBoundPod takes a bound pod's requests and host ports off its node,
 // notes which DaemonSets already run there, and returns the pod as
 // topology sees it.
-func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, dsRunning map[string]map[string]bool) topology.ExistingPod {
-	v, _ := s.dims.Vector(s.cfg.memo.podRequests(bp))
+func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, v binpack.Vec, dsRunning map[string]map[string]bool) topology.ExistingPod {
 	en.free = en.free.Sub(v)
 	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
 	for _, name := range kube.DaemonSetOwners(bp) {

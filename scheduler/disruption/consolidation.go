@@ -60,6 +60,11 @@ func (m *model) consolidateOnce(cands []*candidate, method Method) (*proposal, *
 	if w := m.cannotReplace(cands); w != nil {
 		return nil, w, nil
 	}
+	if method == MethodMultiNode {
+		if sim, w := m.splitProven(cands); w != nil {
+			return &proposal{method: method, reason: ReasonUnderutilized, cands: cands, sim: sim}, w, nil
+		}
+	}
 	sim, err := m.simulate(simInput{cands: cands, gate: true, method: method})
 	if err != nil {
 		return nil, nil, err

@@ -16,6 +16,10 @@ func WithFullSimulation() Option { return func(c *config) { c.fullSim = true } }
 // prefilter.go would rule out (tests compare the commands).
 func WithoutPrefilter() Option { return func(c *config) { c.noPrefilter = true } }
 
+// WithoutSplitProof simulates every multi-node probe split.go would rule
+// out (tests compare the whole plan).
+func WithoutSplitProof() Option { return func(c *config) { c.noSplit = true } }
+
 // WithDestinations sets the base of the bound on the nodes a global
 // simulation's pods may land on (tests make it bind on small clusters).
 func WithDestinations(n int) Option { return func(c *config) { c.destinations = n } }

@@ -9,9 +9,23 @@ import (
 // sortBySavingsRatio orders candidates by price per unit of disruption,
 // highest first; ties (Karpenter leaves them to sort.Slice) by name.
 func sortBySavingsRatio(cs []*candidate) {
-	slices.SortStableFunc(cs, func(a, b *candidate) int {
-		return cmp.Or(cmp.Compare(b.savingsRatio(), a.savingsRatio()), strings.Compare(a.n.name, b.n.name))
+	// The keys are read once per candidate, not once per comparison (every
+	// round sorts every candidate).
+	type keyed struct {
+		ratio float64
+		name  string
+		c     *candidate
+	}
+	ks := make([]keyed, len(cs))
+	for i, c := range cs {
+		ks[i] = keyed{c.savingsRatio(), c.n.name, c}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(b.ratio, a.ratio), strings.Compare(a.name, b.name))
 	})
+	for i, k := range ks {
+		cs[i] = k.c
+	}
 }
 
 // emptiness is B.5: every empty, consolidatable node whose pool still has

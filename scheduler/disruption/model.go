@@ -51,6 +51,7 @@ type model struct {
 	// viewDS and keys serve the simulation's reduced input (view.go).
 	viewDS []*appsv1.DaemonSet
 	keys   map[string]bool
+	sigs   map[string]int // ghost signatures by number (signature)
 	ladder *priceLadder
 	// prepared is the catalog indexed for Solve, once (catalogs.go).
 	prepared      *scheduler.PreparedCatalog

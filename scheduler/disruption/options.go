@@ -67,6 +67,8 @@ type config struct {
 	noCache bool
 	// noPrefilter simulates what prefilter.go would rule out (tests).
 	noPrefilter bool
+	// noSplit simulates the multi-node probes split.go rules out (tests).
+	noSplit     bool
 	parallelism int
 	// destinations bounds the nodes a global simulation's pods may land
 	// on (view.go: landable).

@@ -23,7 +23,7 @@ type Stats struct {
 	PodsSimulated int
 	CacheHits     int
 	// Prefiltered counts the consolidations a check before the simulation
-	// ruled out (prefilter.go).
+	// ruled out (prefilter.go, split.go).
 	Prefiltered int
 	// Thinned counts the pods on ghosts a simulation left out (thin.go).
 	Thinned int

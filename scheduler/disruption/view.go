@@ -48,12 +48,12 @@ const viewLabel = "disruption.nodeplan.io/view"
 type viewNode struct {
 	obj, gated *corev1.Node
 	room       corev1.ResourceList
-	roomVec    vec    // room as the checks count it (prefilter.go)
-	sig        string // see signature
+	roomVec    vec // room as the checks count it (prefilter.go)
+	sig        int // see signature (0: not known yet)
 	// with holds the node with some of its pods put back (withPods), by
 	// gate and pods, so that simulations share one object (Solve's Memo
 	// knows it).
-	with map[string]*corev1.Node
+	with []withEntry
 	// zone is obj's zone label, once zoneKnown (see zoneLabel).
 	zone               string
 	hasZone, zoneKnown bool
@@ -508,23 +508,25 @@ func (m *model) mostRoom(rs *roomState, idx []int) {
 
 // withPods returns obj (vn's, gated or not) with its allocatable raised by
 // the pods' requests (they are given to Solve again, bound to it), made
-// once per gate and pods.
+// once per gate and pods (the node's pods stay the same objects while its
+// view lives: bind drops the view).
 func (vn *viewNode) withPods(obj *corev1.Node, pods []*pod) *corev1.Node {
-	var b strings.Builder
-	b.WriteString(boolKey(obj == vn.gated))
-	for _, p := range pods {
-		b.WriteString("\x00" + p.key)
-	}
-	key := b.String()
-	if c, ok := vn.with[key]; ok {
-		return c
+	gated := obj == vn.gated
+	for _, e := range vn.with {
+		if e.gated == gated && slices.Equal(e.pods, pods) {
+			return e.obj
+		}
 	}
 	c := withPods(obj, vn.room, pods)
-	if vn.with == nil {
-		vn.with = map[string]*corev1.Node{}
-	}
-	vn.with[key] = c
+	vn.with = append(vn.with, withEntry{gated: gated, pods: slices.Clone(pods), obj: c})
 	return c
+}
+
+// withEntry is one node object withPods made.
+type withEntry struct {
+	gated bool
+	pods  []*pod
+	obj   *corev1.Node
 }
 
 func withPods(obj *corev1.Node, room corev1.ResourceList, pods []*pod) *corev1.Node {
@@ -549,8 +551,8 @@ func withPods(obj *corev1.Node, room corev1.ResourceList, pods []*pod) *corev1.N
 // which stay themselves. A simulation with a minDomains term keeps every
 // node (the number of hostname domains would change).
 type ghostSet struct {
-	order []string
-	bySig map[string]*ghost
+	order []int
+	bySig map[int]*ghost // by signature number (signature)
 }
 
 type ghost struct {
@@ -562,7 +564,7 @@ type ghost struct {
 func (gs *ghostSet) add(m *model, n *node, vn *viewNode, pods []*pod) {
 	sig := m.signature(n, vn)
 	if gs.bySig == nil {
-		gs.bySig = map[string]*ghost{}
+		gs.bySig = map[int]*ghost{}
 	}
 	g := gs.bySig[sig]
 	if g == nil {
@@ -595,9 +597,10 @@ func (gs *ghostSet) build(m *model) ([]*corev1.Node, []*corev1.Pod) {
 	return nodes, pods
 }
 
-// signature is what a ghost keeps of a node (once per view).
-func (m *model) signature(n *node, vn *viewNode) string {
-	if vn.sig != "" {
+// signature numbers what a ghost keeps of a node: nodes alike in it share
+// the number (made once per view node; the string once per signature).
+func (m *model) signature(n *node, vn *viewNode) int {
+	if vn.sig != 0 {
 		return vn.sig
 	}
 	var b strings.Builder
@@ -612,8 +615,16 @@ func (m *model) signature(n *node, vn *viewNode) string {
 	if vn.obj.Spec.Unschedulable {
 		b.WriteString("cordoned")
 	}
-	vn.sig = b.String()
-	return vn.sig
+	id, ok := m.sigs[b.String()]
+	if !ok {
+		if m.sigs == nil {
+			m.sigs = map[string]int{}
+		}
+		id = len(m.sigs) + 1
+		m.sigs[b.String()] = id
+	}
+	vn.sig = id
+	return id
 }
 
 // boundTo returns a copy of the pod bound to another node (made once per

@@ -1,0 +1,172 @@
+package scheduler
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// What prepareExisting derives from one node object or one bound pod alone
+// (nothing the NodePools, the other nodes or the options change) is kept in
+// the Memo too, so that a caller solving again and again over mostly the
+// same objects (a disruption planner) pays for it once per object:
+//
+//   - a node's facts, whether it is initialised, its allocatable as a
+//     vector of the solve's dimensions and, when the node is initialised
+//     (its effective taints are then its taints, whatever its NodePool's
+//     startup taints), its taints and its topology node;
+//   - a bound pod's requests as a vector of the solve's dimensions.
+//
+// Entries are keyed by the object's address and the dimensions' names (a
+// catalog with other resources gives other vectors). The topology node is
+// shared by every Solve that reads the node: topology never writes one.
+
+// nodeProto is what a node object gives every Solve (never written once
+// made).
+type nodeProto struct {
+	facts       *nodeFacts
+	initialized bool
+	poolName    string // its karpenter.sh/nodepool label
+	alloc       binpack.Vec
+	// taints and topo are set when initialized.
+	taints []corev1.Taint
+	topo   *topology.Node
+}
+
+type protoKey struct {
+	node   *corev1.Node
+	schema requirements.Schema
+	dims   string
+}
+
+// dimsKey names a solve's dimensions (the Memo's vectors are per names).
+func dimsKey(d binpack.Dims) string {
+	var b strings.Builder
+	for i := range d.Len() {
+		b.WriteString(string(d.Name(i)))
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// nodeProtos returns the proto of each node (nil nodes: nil), from m when m
+// is not nil.
+func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims binpack.Dims) []*nodeProto {
+	out := make([]*nodeProto, len(nodes))
+	if m == nil {
+		for i, n := range nodes {
+			if n != nil {
+				out[i] = newNodeProto(nil, n, schema, dims)
+			}
+		}
+		return out
+	}
+	dk := dimsKey(dims)
+	var missing []int
+	m.mu.Lock()
+	if m.protos == nil {
+		m.protos = map[protoKey]*nodeProto{}
+	}
+	for i, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if out[i] = m.protos[protoKey{n, schema, dk}]; out[i] == nil {
+			missing = append(missing, i)
+		}
+	}
+	m.mu.Unlock()
+	if len(missing) == 0 {
+		return out
+	}
+	for _, i := range missing {
+		out[i] = newNodeProto(m, nodes[i], schema, dims)
+	}
+	m.mu.Lock()
+	for _, i := range missing {
+		m.protos[protoKey{nodes[i], schema, dk}] = out[i]
+	}
+	m.mu.Unlock()
+	return out
+}
+
+// newNodeProto derives a node's proto (facts through m when not nil).
+func newNodeProto(m *Memo, n *corev1.Node, schema requirements.Schema, dims binpack.Dims) *nodeProto {
+	p := &nodeProto{facts: m.nodeFacts(n, schema), initialized: nodepool.IsInitialized(n)}
+	p.poolName = p.facts.labels[requirements.LabelNodePool]
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
+	}
+	p.alloc, _ = dims.Vector(alloc)
+	if p.initialized {
+		p.taints = effectiveTaints(n, nil)
+		p.topo = &topology.Node{Name: n.Name, Labels: p.facts.labels, Taints: p.taints}
+	}
+	return p
+}
+
+// effectiveTaints are the taints that keep new pods off the node: its
+// effective taints (nodepool.EffectiveTaints) and, on a cordoned node,
+// node.kubernetes.io/unschedulable:NoSchedule (the node controller adds
+// it: kube-scheduler binds a pod that tolerates it there, as it does
+// DaemonSet pods).
+func effectiveTaints(n *corev1.Node, startup []corev1.Taint) []corev1.Taint {
+	taints := nodepool.EffectiveTaints(n, startup)
+	if n.Spec.Unschedulable {
+		cordon := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+		if !slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.MatchTaint(&cordon) }) {
+			taints = append(taints, cordon)
+		}
+	}
+	return taints
+}
+
+// podVectors returns each pod's requests (podrequests.OfPod) as a vector
+// of dims, from m when m is not nil.
+func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
+	out := make([]binpack.Vec, len(pods))
+	if m == nil {
+		for i, p := range pods {
+			out[i], _ = dims.Vector(m.podRequests(p))
+		}
+		return out
+	}
+	dk := dimsKey(dims)
+	var missing []int
+	m.mu.Lock()
+	vecs := m.podVecs[dk]
+	if vecs == nil {
+		vecs = map[*corev1.Pod]binpack.Vec{}
+		if m.podVecs == nil {
+			m.podVecs = map[string]map[*corev1.Pod]binpack.Vec{}
+		}
+		m.podVecs[dk] = vecs
+	}
+	for i, p := range pods {
+		v, ok := vecs[p]
+		if !ok {
+			missing = append(missing, i)
+		}
+		out[i] = v
+	}
+	m.mu.Unlock()
+	if len(missing) == 0 {
+		return out
+	}
+	for _, i := range missing {
+		out[i], _ = dims.Vector(m.podRequests(pods[i]))
+	}
+	m.mu.Lock()
+	for _, i := range missing {
+		vecs[pods[i]] = out[i]
+	}
+	m.mu.Unlock()
+	return out
+}
