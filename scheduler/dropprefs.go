@@ -30,7 +30,7 @@ import (
 // input with every preference cfg keeps but does not Honor dropped from the
 // start, when that places more pods; else best.
 func (best *solver) orPreferencesDropped(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if len(best.pending) > alternativeMaxPods || !best.preferencesMayCostLimits() {
+	if len(best.pending) > fallbackMaxPods || !best.preferencesMayCostLimits() {
 		return best, nil
 	}
 	loose, ok := cfg.withPreferencesDropped()

@@ -31,7 +31,7 @@ import (
 // the classes best left wholly unplaced held (above), when it places more
 // pods; else best.
 func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if len(best.pending) > alternativeMaxPods {
+	if len(best.pending) > fallbackMaxPods {
 		return best, nil
 	}
 	held := best.unplacedOwners()

@@ -91,7 +91,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 		return bestOfTrio(pods, nodePools, catalog, cfg)
 	}
 	best, err := bestOfOne(pods, nodePools, catalog, cfg, false)
-	if err != nil || len(best.pending) > alternativeMaxPods || best.finalPlaced() == len(best.pending) {
+	if err != nil || len(best.pending) > fallbackMaxPods || best.finalPlaced() == len(best.pending) {
 		return best, err
 	}
 	// The plans after finishing are made for the caller's policy only: a
@@ -110,7 +110,9 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 }
 
 // bestOfOne is bestOf for the policy of cfg: with the stricter policies'
-// plans compared before finishing, unless alone.
+// plans compared before finishing and the plans made again when the
+// finished plan leaves pods unplaced, unless alone (the looser plans of
+// bestOfTrio, which only replace the Respect plan at equal pods).
 func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (*solver, error) {
 	var best *solver
 	var err error
@@ -122,8 +124,8 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err != nil {
 		return nil, err
 	}
-	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
+	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
+		return best, err
 	}
 	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
@@ -315,6 +317,14 @@ func firstError(errs []error) error {
 // differential check's scenarios (up to 300 pods) it is where Karpenter's
 // first-fit packing beats nodeplan's own.
 const joinPlannedMaxPods = 500
+
+// fallbackMaxPods bounds the inputs that are planned again after the best
+// plan is finished, when it leaves pods unplaced (preferences dropped under
+// limits, never-placed owners held, targets spread for their followers,
+// the stricter policies' finished plans): each such plan is a whole solve
+// after the first, so it doubles the time; at 5,000 aws-mixed pods (the
+// GPU pool's limit leaves pods out) none of them places more.
+const fallbackMaxPods = 2000
 
 // alternativeMaxPods bounds the inputs that are also planned with
 // Karpenter's relaxation order (it doubles the work and the memory).

@@ -33,7 +33,7 @@ import (
 // with the targets of best's unplaced followers spread (above), when it
 // places more pods; else best.
 func (best *solver) orTargetsSpread(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if len(best.pending) > alternativeMaxPods {
+	if len(best.pending) > fallbackMaxPods {
 		return best, nil
 	}
 	spread := best.targetsToSpread()
