@@ -37,17 +37,7 @@ func (best *solver) orPreferencesDropped(pods []*corev1.Pod, nodePools []nodepoo
 	if !ok {
 		return best, nil
 	}
-	alt, err := bestOfPolicy(pods, nodePools, catalog, loose)
-	if err != nil {
-		return nil, err
-	}
-	if alt, err = alt.finish(pods, nodePools, catalog, loose); err != nil {
-		return nil, err
-	}
-	if alt.finalPlaced() > best.finalPlaced() {
-		return alt, nil
-	}
-	return best, nil
+	return best.orFinishedReplan(pods, nodePools, catalog, loose)
 }
 
 // preferencesMayCostLimits reports whether the plan leaves pods unplaced

@@ -40,17 +40,7 @@ func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePo
 	}
 	c := cfg
 	c.held = held
-	alt, err := bestOfPolicy(pods, nodePools, catalog, c)
-	if err != nil {
-		return nil, err
-	}
-	if alt, err = alt.finish(pods, nodePools, catalog, c); err != nil {
-		return nil, err
-	}
-	if alt.finalPlaced() > best.finalPlaced() {
-		return alt, nil
-	}
-	return best, nil
+	return best.orFinishedReplan(pods, nodePools, catalog, c)
 }
 
 // unplacedOwners maps the pods of every valid class that carries topology

@@ -33,19 +33,3 @@ func onlyInNotIn(term corev1.NodeSelectorTerm, key string) bool {
 		return e.Key == key && e.Operator != corev1.NodeSelectorOpIn && e.Operator != corev1.NodeSelectorOpNotIn
 	})
 }
-
-// softSpreadOffHostname reports whether some valid class has a
-// ScheduleAnyway spread on a key other than hostname.
-func (s *solver) softSpreadOffHostname() bool {
-	for _, c := range s.classes {
-		if c.invalid != nil {
-			continue
-		}
-		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
-			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway && tsc.TopologyKey != corev1.LabelHostname {
-				return true
-			}
-		}
-	}
-	return false
-}

@@ -38,19 +38,7 @@ func (s *solver) orWithoutLeftOut(pods []*corev1.Pod, nodePools []nodepool.NodeP
 	}
 	alt := cfg
 	alt.leftOut = out
-	v, err := newSolver(pods, nodePools, catalog, alt)
-	if err != nil {
-		return nil, err
-	}
-	v.plan()
-	if v.finalMayDrop() {
-		v.nodeClaims() // judged as it launches, as bestPlan judges
-	}
-	v.closePlan()
-	if v.placed() > s.placed() {
-		return v, nil
-	}
-	return s, nil
+	return s.orClosedReplan(pods, nodePools, catalog, alt)
 }
 
 // leftOut maps the sample pod of each class the plan places no pod of and

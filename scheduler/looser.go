@@ -47,18 +47,8 @@ func hasPreference(p *corev1.Pod) bool {
 	if p == nil {
 		return false
 	}
-	for _, tsc := range p.Spec.TopologySpreadConstraints {
-		if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway {
-			return true
-		}
-	}
 	a := p.Spec.Affinity
-	if a == nil {
-		return false
-	}
-	return (a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
-		(a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
-		(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+	return hasTopologyPreference(p) || (a != nil && a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
 // bestOfTrio plans the input under Respect, WhileFree and Ignore, each

@@ -36,19 +36,7 @@ func (s *solver) orOwnersLast(pods []*corev1.Pod, nodePools []nodepool.NodePool,
 	}
 	alt := cfg
 	alt.ownersLast = true
-	v, err := newSolver(pods, nodePools, catalog, alt)
-	if err != nil {
-		return nil, err
-	}
-	v.plan()
-	if v.finalMayDrop() {
-		v.nodeClaims() // judged as it launches, as bestPlan judges
-	}
-	v.closePlan()
-	if v.placed() > s.placed() {
-		return v, nil
-	}
-	return s, nil
+	return s.orClosedReplan(pods, nodePools, catalog, alt)
 }
 
 // countsOthers reports whether the class owns a required spread whose

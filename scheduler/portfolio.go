@@ -643,3 +643,19 @@ func selfZoneAntiAffinity(c *class) bool {
 	a := c.sample.Spec.Affinity
 	return a != nil && pessimisticAntiAffinity(a, c.labels) != a
 }
+
+// softSpreadOffHostname reports whether some valid class has a
+// ScheduleAnyway spread on a key other than hostname.
+func (s *solver) softSpreadOffHostname() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil {
+			continue
+		}
+		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway && tsc.TopologyKey != corev1.LabelHostname {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -155,18 +155,24 @@ func (s *solver) anyTopologyPreference() bool {
 		if c.invalid != nil {
 			continue
 		}
-		spec := c.sample.Spec
-		for _, tsc := range spec.TopologySpreadConstraints {
-			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway {
-				return true
-			}
-		}
-		if a := spec.Affinity; a != nil && ((a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
-			(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)) {
+		if hasTopologyPreference(c.sample) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasTopologyPreference reports whether a pod carries a preferred pod
+// affinity or anti-affinity term or a ScheduleAnyway spread.
+func hasTopologyPreference(p *corev1.Pod) bool {
+	for _, tsc := range p.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway {
+			return true
+		}
+	}
+	a := p.Spec.Affinity
+	return a != nil && ((a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
+		(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0))
 }
 
 // newJudge is a judge of o's plan (its nodes pn, its hosts) that registers

@@ -45,17 +45,7 @@ func (best *solver) orTargetsSpread(pods []*corev1.Pod, nodePools []nodepool.Nod
 	c := cfg
 	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
 	c.spreadTargets = spread
-	alt, err := bestOfPolicy(pods, nodePools, catalog, c)
-	if err != nil {
-		return nil, err
-	}
-	if alt, err = alt.finish(pods, nodePools, catalog, c); err != nil {
-		return nil, err
-	}
-	if alt.finalPlaced() > best.finalPlaced() {
-		return alt, nil
-	}
-	return best, nil
+	return best.orFinishedReplan(pods, nodePools, catalog, c)
 }
 
 // targetsToSpread maps the first pod of each target class to spread to the

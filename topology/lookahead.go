@@ -115,7 +115,7 @@ func (t *Tracker) pinAhead(p *Pod, active Active, h *Host, ks *keyState, i int, 
 func (t *Tracker) allowedDomains(p *Pod, active Active, h *Host, scope Scope) ([]keyCands, bool) {
 	var keys []keyCands
 	for i, key := range p.keys {
-		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) || p.loose[i] {
+		if scope.skips(key) || p.loose[i] {
 			continue
 		}
 		ks := p.keyStates[i]

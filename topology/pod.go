@@ -468,6 +468,12 @@ const (
 	ExceptHostname
 )
 
+// skips reports whether scope leaves key out.
+func (scope Scope) skips(key string) bool {
+	hn := key == requirements.LabelHostname
+	return (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn)
+}
+
 // CheckScope is Check restricted to the keys of scope.
 func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope Scope) ([]requirements.Requirement, *Violation) {
 	if len(p.keys) == 0 {
@@ -475,7 +481,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 	}
 	var pins []requirements.Requirement
 	for i, key := range p.keys {
-		if hn := key == requirements.LabelHostname; (scope == HostnameOnly && !hn) || (scope == ExceptHostname && hn) || p.loose[i] {
+		if scope.skips(key) || p.loose[i] {
 			continue
 		}
 		ks := p.keyStates[i]
