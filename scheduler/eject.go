@@ -49,7 +49,7 @@ func (s *solver) lastMovesApply() bool {
 	if s.final != nil || !s.slackBuilt || len(s.pending) > ejectMaxPods || s.hasReservations {
 		return false
 	}
-	return s.placed() == len(s.pending) || !slices.ContainsFunc(s.pools, (*pool).bounded)
+	return s.placed() == len(s.pending) || !s.limitsLeftPods()
 }
 
 // planHolds reports whether every placed pod's required topology holds on

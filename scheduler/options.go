@@ -116,6 +116,11 @@ type config struct {
 	// instance type that still fits); set only for the plan Solve compares
 	// with its own, with karpenterRelaxation.
 	joinPlanned bool
+	// joinFewest makes the pod of a joinPlanned plan join, of the planned
+	// claims that take it, the one holding the fewest pods (then the one
+	// opened first), as Karpenter orders its in-flight NodeClaims before
+	// each pod; set only for a plan of its own (karpenter.go).
+	joinFewest bool
 	// poolSoftDomains makes the plan that relaxes in Karpenter's order
 	// count a ScheduleAnyway spread's domains as Karpenter does
 	// (topology.Tracker.SoftSpreadPoolDomains); a plan of its own, next to

@@ -186,6 +186,9 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 			}
 		}
 	}
+	if s.cfg.joinFewest {
+		return s.joinFewestOrNew(pp, a, nc, haveNew)
+	}
 	// A new claim's price caps what growing a planned claim may cost,
 	// which bounds the search.
 	maxDelta := math.Inf(1)

@@ -155,6 +155,7 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	}
 	s.ejectLast()
 	s.swapLast()
+	s.shiftLast()
 	return s, nil
 }
 
@@ -203,6 +204,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		join := cfg
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
+		if len(s.pending) <= joinFewestMaxPods {
+			fewest := join
+			fewest.joinFewest = true
+			more = append(more, fewest)
+		}
 		if slices.ContainsFunc(s.classes, selfZoneAntiAffinity) {
 			keep := join
 			keep.keepSelfAntiAffinity = true
