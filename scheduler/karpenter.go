@@ -3,6 +3,11 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // Karpenter's order of in-flight NodeClaims. Before each pod, Karpenter's
@@ -15,21 +20,27 @@ import (
 // the claim whose price grows least (joinPlanned's choice) leaves the
 // large claim nearly empty and opens another. The plan made with
 // joinFewest is one more plan Solve compares (bestPlan): it is kept only
-// when it places more pods, or the same pods for less.
+// when it places more pods, or the same pods for less. It is made apart
+// from the portfolio and compared with the portfolio's finished plan last
+// (orFewest): as one more plan of a policy's portfolio it steered the
+// fallbacks made when pods are left unplaced (they start from the best
+// plan's unplaced pods) and the looser policies' guard (which keeps what the
+// Respect plan honours) into dearer plans, where it should only ever add a
+// better one.
 
 // joinFewestMaxPods bounds the inputs also planned in Karpenter's order
 // of in-flight NodeClaims (each pod examines every planned claim).
 const joinFewestMaxPods = 300
 
 // joinFewestOrNew places pp on the planned claim holding the fewest pods
-// that takes it (then the one opened first), else on the new claim nc
-// when there is one (haveNew).
+// that takes it (then the one opened first) of a NodePool no lighter than
+// the new claim's, else on the new claim nc when there is one (haveNew).
 func (s *solver) joinFewestOrNew(pp *pending, a attempt, nc evaluation, haveNew bool) bool {
 	order := s.liveClaims()
 	slices.SortStableFunc(order, func(x, y *claim) int { return cmp.Compare(len(x.pods), len(y.pods)) })
 	for _, cl := range order {
-		if !s.poolTolerated(a.c, cl.pool, a.level) {
-			continue
+		if !s.poolTolerated(a.c, cl.pool, a.level) || (haveNew && cl.pool.tmpl.Weight < nc.pool.tmpl.Weight) {
+			continue // weight orders the pools: a lighter pool's claim never beats a heavier one's new claim
 		}
 		if ev, ok := s.evalClaim(a, cl); ok {
 			s.commit(pp, a, ev)
@@ -41,4 +52,47 @@ func (s *solver) joinFewestOrNew(pp *pending, a attempt, nc evaluation, haveNew 
 		return true
 	}
 	return false
+}
+
+// orFewest returns the plan of all (the portfolio, finished), or the plan
+// made in Karpenter's order of in-flight NodeClaims (finished too) when it
+// places more pods, or the same pods for less. That plan is made on a
+// goroutine of its own while all runs, for inputs of at most
+// joinFewestMaxPods pods whose plans judge their preferences (not under
+// WithoutRelaxations, as in consolidation's simulations) and whose policy
+// Honors no preference (Karpenter's relaxation would drop it).
+func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, all func([]*corev1.Pod, []nodepool.NodePool, instancetypes.Catalog, config) (*solver, error)) (*solver, error) {
+	if len(pods) > joinFewestMaxPods || cfg.noRelaxations {
+		return all(pods, nodePools, catalog, cfg)
+	}
+	fc := cfg
+	fc.karpenterRelaxation, fc.joinPlanned, fc.joinFewest = true, true, true
+	var fewest *solver
+	var ferr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fewest, ferr = planFewest(pods, nodePools, catalog, fc)
+	}()
+	best, err := all(pods, nodePools, catalog, cfg)
+	<-done
+	if err != nil || ferr != nil || fewest == nil {
+		return best, err
+	}
+	n, bn := fewest.finalPlaced(), best.finalPlaced()
+	if n > bn || (n == bn && sameQueue(best, fewest) && samePlaced(best, fewest) && fewest.planPrice() < best.planPrice()-priceEps) {
+		return fewest, nil
+	}
+	return best, nil
+}
+
+// planFewest makes and finishes the plan of cfg (joinFewest), or returns
+// nil when its policy Honors a preference or it has no pod to place.
+func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	s, err := newSolver(pods, nodePools, catalog, cfg)
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 {
+		return nil, err
+	}
+	s.plan()
+	return s.finish(pods, nodePools, catalog, cfg)
 }

@@ -87,6 +87,12 @@ import (
 // targets spread for their followers (targetspread.go) instead, when it
 // places more pods.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	return orFewest(pods, nodePools, catalog, cfg, bestOfAll)
+}
+
+// bestOfAll is bestOf but for the plan in Karpenter's order of in-flight
+// NodeClaims (orFewest).
+func bestOfAll(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if looserApplies(pods, cfg) {
 		return bestOfTrio(pods, nodePools, catalog, cfg)
 	}
@@ -204,11 +210,6 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		join := cfg
 		join.karpenterRelaxation, join.joinPlanned = true, true
 		more = append(more, join)
-		if len(s.pending) <= joinFewestMaxPods {
-			fewest := join
-			fewest.joinFewest = true
-			more = append(more, fewest)
-		}
 		if slices.ContainsFunc(s.classes, selfZoneAntiAffinity) {
 			keep := join
 			keep.keepSelfAntiAffinity = true
