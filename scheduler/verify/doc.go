@@ -147,7 +147,12 @@
 //     nodes (existing nodes and NodeClaims; a zone or host no eligible node
 //     of the plan is in is no domain, whatever a NodePool could launch);
 //     when fewer domains than minDomains are eligible it is 0. The pod's
-//     node must carry the key.
+//     node must carry the key. Then the final counts must be reachable:
+//     the placed pods bound one at a time in kube-scheduler's queue order
+//     (higher priority, then earlier creation, then name with runs of
+//     digits by value), each to its planned node when its spreads pass
+//     against the pods bound so far, a pod that fails tried again after
+//     others bound, must all bind (order.go).
 //   - PodAffinity, as kube-scheduler's filter on the final plan: for every
 //     required term the pod's node carries the key, and for every term some
 //     other pod matching all the pod's required affinity terms shares the

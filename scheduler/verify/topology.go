@@ -60,6 +60,13 @@ func (v *verifier) checkTopology() {
 		v.checkPodAffinity(w, p)
 		v.checkPodAntiAffinity(w, p)
 	}
+	failed := map[string]bool{}
+	for _, vio := range v.out {
+		if vio.Code == scheduler.ReasonTopologySpread {
+			failed[vio.Pod] = true
+		}
+	}
+	v.checkSpreadOrder(w, failed)
 	v.checkInverseAntiAffinity(w)
 	v.checkPinned(w)
 }

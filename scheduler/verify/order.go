@@ -1,0 +1,152 @@
+package verify
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+// The final plan's spread counts can be right while no order in which
+// kube-scheduler meets the pods reaches them: kube-scheduler checks a
+// pod's DoNotSchedule spreads when it binds it, against the pods bound so
+// far. Two spreads of maxSkew 1 on different keys (zone and capacity type)
+// whose domains the plan's nodes tie together admit their final counts in
+// a few orders only. checkSpreadOrder binds the placed pending pods in
+// kube-scheduler's queue order (higher priority first, then the earlier
+// created, then by name with runs of digits compared by value, as a
+// workload's replicas are created), each to its planned node when its
+// spreads pass against the bound pods and the pods bound before it; a pod
+// that does not pass is tried again after others bound, until no more
+// binds. A pod left is a TopologySpread violation: it would stay pending
+// on its node.
+
+// orderGroup is a spread group as the binding goes: the counts of the pods
+// bound so far, and what the group counts (its owner's namespace and
+// selector, its eligible nodes and domains).
+type orderGroup struct {
+	g      *vspread
+	ns     string
+	sel    labels.Selector
+	key    string
+	counts map[string]int
+}
+
+// orderCheck is one DoNotSchedule constraint of a pod, with its group.
+type orderCheck struct {
+	c   corev1.TopologySpreadConstraint
+	grp *orderGroup
+}
+
+func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
+	groups := map[*vspread]*orderGroup{}
+	checks := map[*vpod][]orderCheck{}
+	var queue []*vpod
+	for _, p := range v.pending {
+		if p.host == nil {
+			continue
+		}
+		queue = append(queue, p)
+		for _, c := range p.pod.Spec.TopologySpreadConstraints {
+			key := v.schema.Normalize(c.TopologyKey)
+			sel, err := selectorOf(c.LabelSelector, p, c.MatchLabelKeys, nil)
+			if c.WhenUnsatisfiable != corev1.DoNotSchedule || err != nil {
+				continue
+			}
+			g := v.spreadGroup(w, p, c, key, sel)
+			grp := groups[g]
+			if grp == nil {
+				grp = &orderGroup{g: g, ns: p.namespace, sel: sel, key: key, counts: boundCounts(w, g, p.namespace, sel, key)}
+				groups[g] = grp
+			}
+			checks[p] = append(checks[p], orderCheck{c, grp})
+		}
+	}
+	if len(checks) == 0 {
+		return
+	}
+	slices.SortStableFunc(queue, queueOrder)
+	left := bindInOrder(queue, checks, groups)
+	for _, p := range left {
+		if failed[p.name] {
+			continue // the final counts already fail
+		}
+		v.report(with(Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}, scheduler.ReasonTopologySpread,
+			"spread: the final counts hold, but binding the placed pods in kube-scheduler's queue order (priority, creation, name) leaves the pod pending on its node"))
+	}
+}
+
+// boundCounts is the group's counts with only the pods bound before the
+// plan (the placed pending pods not yet).
+func boundCounts(w *vworld, g *vspread, ns string, sel labels.Selector, key string) map[string]int {
+	counts := map[string]int{}
+	for n := range g.eligible {
+		for _, q := range n.pods {
+			if q.bound && q.namespace == ns && sel.Matches(podLabels(q)) {
+				counts[n.labels[key]]++
+			}
+		}
+	}
+	return counts
+}
+
+// bindInOrder binds the queue's pods in passes until a pass binds none,
+// and returns the pods left.
+func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup) []*vpod {
+	for progress := true; progress && len(queue) > 0; {
+		progress = false
+		var next []*vpod
+		for _, p := range queue {
+			if !passesNow(p, checks[p]) {
+				next = append(next, p)
+				continue
+			}
+			progress = true
+			for _, grp := range groups {
+				if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
+					grp.counts[p.host.labels[grp.key]]++
+				}
+			}
+		}
+		queue = next
+	}
+	return queue
+}
+
+// passesNow reports whether every DoNotSchedule spread of p passes on its
+// node against the counts bound so far (kube-scheduler's filter: the
+// domain's count, plus one when the pod matches its own selector, minus
+// the least count over the eligible domains, 0 when fewer than minDomains,
+// is at most maxSkew).
+func passesNow(p *vpod, checks []orderCheck) bool {
+	for _, ch := range checks {
+		grp := ch.grp
+		dom, ok := p.host.labels[grp.key]
+		if !ok {
+			return false
+		}
+		own := grp.counts[dom]
+		if grp.sel.Matches(podLabels(p)) {
+			own++
+		}
+		least := -1
+		for d := range grp.g.domains {
+			if c := grp.counts[d]; least < 0 || c < least {
+				least = c
+			}
+		}
+		if least < 0 || (ch.c.MinDomains != nil && len(grp.g.domains) < int(*ch.c.MinDomains)) {
+			least = 0
+		}
+		if own-least > int(ch.c.MaxSkew) {
+			return false
+		}
+	}
+	return true
+}
+
+// queueOrder is kube-scheduler's queue order of two placed pending pods.
+func queueOrder(a, b *vpod) int { return kube.QueueOrder(a.pod, b.pod, a.name, b.name) }
