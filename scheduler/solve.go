@@ -179,9 +179,15 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err := s.prepareClasses(sorted); err != nil {
 		return nil, err
 	}
+	if s.stopped() {
+		return s, nil // unbeatable.go
+	}
 	s.existingPods = existingPods
 	s.holdClasses()
 	s.spreadTargets()
+	if s.stopped() {
+		return s, nil // unbeatable.go
+	}
 	s.registerTopology(existingPods)
 	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
 	for _, c := range s.classes {
@@ -405,6 +411,9 @@ func (s *solver) run() {
 	for {
 		var failed []*pending
 		for _, pp := range queue {
+			if s.stopped() {
+				return // unbeatable.go
+			}
 			if !s.place(pp) {
 				failed = append(failed, pp)
 			}
