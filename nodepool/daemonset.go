@@ -217,6 +217,16 @@ func (t Template) RunsDaemonSet(ds DaemonSet, instanceType requirements.Requirem
 	return t.runs(t.daemonTarget(), ds, instanceType)
 }
 
+// DaemonSetRunner returns RunsDaemonSet for the template, with what a
+// DaemonSet sees of its nodes derived once for all the calls (a caller
+// asking about many DaemonSets and instance types).
+func (t Template) DaemonSetRunner() func(ds DaemonSet, instanceType requirements.Requirements) bool {
+	target := t.daemonTarget()
+	return func(ds DaemonSet, instanceType requirements.Requirements) bool {
+		return t.runs(target, ds, instanceType)
+	}
+}
+
 func (t Template) runs(target requirements.Requirements, ds DaemonSet, instanceType requirements.Requirements) bool {
 	if _, untolerated := requirements.UntoleratedTaint(t.Taints, ds.tolerations); untolerated {
 		return false

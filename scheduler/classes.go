@@ -132,7 +132,7 @@ func (s *solver) classKeys(pods []*corev1.Pod) ([]uint64, error) {
 				errs[i] = fmt.Errorf("pods[%d]: metadata.name: Required value", i)
 			default:
 				var err error
-				if keys[i], err = classKey(p); err != nil {
+				if keys[i], err = s.cfg.memo.podClassKey(p); err != nil {
 					errs[i] = fmt.Errorf("pod %s: %w", podName(p), err)
 				}
 			}
@@ -175,7 +175,7 @@ func (s *solver) prepareClasses(pods []*corev1.Pod) error {
 	}
 	for _, c := range s.classes {
 		s.deriveClass(c)
-		c.invalid = cmp.Or(validatePod(c.sample), c.invalid) // validate_pod.go: what the API server rejects is never placed
+		c.invalid = cmp.Or(s.cfg.memo.podValid(c.sample), c.invalid) // validate_pod.go: what the API server rejects is never placed
 	}
 	s.followTargets()
 	return nil

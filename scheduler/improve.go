@@ -85,7 +85,7 @@ func (s *solver) improveWith(b *int) {
 
 // improveRounds runs up to n rounds, while a round lowers the price.
 func (s *solver) improveRounds(budget *int, n int) {
-	for round := 0; round < n && *budget > 0; round++ {
+	for round := 0; round < n && *budget > 0 && !s.stopped(); round++ {
 		before := s.totalPrice()
 		s.improveRound(budget)
 		if s.totalPrice() >= before-priceEps {

@@ -21,8 +21,10 @@ import (
 // taints pass the API server's checks, its labels and requirements as the
 // schema reads them (both by the address of the node's labels map and
 // taints, so that copies of a node share them), a bound pod's requests (by
-// the pod's address), the label selectors of pods' topology terms as
-// parsed (by the selector's address). A caller that solves many times
+// the pod's address), a pending pod's class key and validity (by its
+// address), the label selectors of pods' topology terms as parsed (by the
+// selector's address), and the volume index of the last volume objects
+// given. A caller that solves many times
 // over mostly the same node and pod objects (a disruption planner
 // simulating moves over the cluster) passes one Memo to each Solve with
 // [WithMemo], and Solve then derives those facts once per object rather
@@ -48,6 +50,10 @@ type Memo struct {
 	// or bound pod (memo_existing.go).
 	protos  map[protoKey]*nodeProto
 	podVecs map[string]map[*corev1.Pod]binpack.Vec // by dimsKey
+	// pending is what Solve derives from a pending pod (memo_pods.go).
+	pending map[*corev1.Pod]pendingFacts
+	// vols is the last volume index made (memo_pods.go).
+	vols *volsEntry
 }
 
 // NewMemo returns an empty Memo.
@@ -66,7 +72,7 @@ func (m *Memo) Len() int {
 	n := m.selectors.Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.protos) + n
+	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.protos) + len(m.pending) + n
 	for _, vecs := range m.podVecs {
 		total += len(vecs)
 	}
@@ -90,6 +96,9 @@ type nodeFacts struct {
 	reqs   requirements.Requirements
 	// reqLabels is reqs as labels (what topology matches existing nodes on).
 	reqLabels map[string]string
+	// values gives topology the node's value of a key (its label), made
+	// once for every Solve that reads the node.
+	values func(key string, _ requirements.Requirements) []string
 }
 
 // newNodeFacts derives a node's facts.
@@ -97,6 +106,12 @@ func newNodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts {
 	f := &nodeFacts{labels: nodepool.NodeLabels(n, schema)}
 	f.reqs = schema.FromLabels(f.labels)
 	f.reqLabels = f.reqs.Labels()
+	f.values = func(key string, _ requirements.Requirements) []string {
+		if v, ok := f.labels[key]; ok {
+			return []string{v}
+		}
+		return nil
+	}
 	return f
 }
 

@@ -72,3 +72,31 @@ func TestWithMemoKeepsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWithMemoKeepsInvalidPods solves twice with a pending pod the API
+// server would reject and one it accepts, sharing a Memo: both solves
+// leave the bad pod out as invalid and place the good one.
+func TestWithMemoKeepsInvalidPods(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	bad := testutil.Pod("bad").CPU("1").Obj()
+	bad.Labels = map[string]string{"bad key!": "x"}
+	pods := []*corev1.Pod{testutil.Pod("good").CPU("1").Obj(), bad}
+	pools := []nodepool.NodePool{testutil.NodePool("default").Obj()}
+	memo := scheduler.NewMemo()
+	for run := range 2 {
+		res, err := scheduler.Solve(pods, pools, cat, scheduler.WithMemo(memo))
+		require.NoError(t, err)
+		var got []string
+		for _, e := range res.PodErrors {
+			got = append(got, e.Pod+" "+string(e.Code))
+		}
+		if diff := gocmp.Diff([]string{"default/bad " + string(scheduler.ReasonInvalidPod)}, got); diff != "" {
+			t.Errorf("run %d: pod errors (-want +got):\n%s", run, diff)
+		}
+		if res.Summary.Scheduled != 1 {
+			t.Errorf("run %d: %d pods scheduled, want 1", run, res.Summary.Scheduled)
+		}
+	}
+}

@@ -183,6 +183,9 @@ type config struct {
 	// shared is the existing nodes as the plans of one solve share them
 	// (nil: each plan prepares its own).
 	shared *existingShare
+	// stop, when raised, tells an alternative plan that the solve's own
+	// plan cannot be beaten (unbeatable.go); nil for the own plan.
+	stop *stopFlag
 	// workers bounds the goroutines of independent work (0: GOMAXPROCS);
 	// the plan never depends on it (tests set it).
 	workers int

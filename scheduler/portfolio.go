@@ -285,11 +285,16 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 	plans := make([]*solver, 1+len(cfgs))
 	plans[0] = base
 	errs := make([]error, len(cfgs))
+	stop := new(stopFlag)
 	var wg sync.WaitGroup
 	for i, c := range cfgs {
+		c.stop = stop
 		wg.Go(func() {
+			if stop.Load() {
+				return
+			}
 			v, err := newSolver(pods, nodePools, catalog, c)
-			if err != nil {
+			if err != nil || v.stopped() {
 				errs[i] = err
 				return
 			}
@@ -300,7 +305,16 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 	if !base.planned {
 		base.plan()
 	}
+	if len(cfgs) > 0 && base.unbeatable() {
+		stop.Store(true) // unbeatable.go: the alternatives cannot be chosen
+	}
 	wg.Wait()
+	if stop.Load() {
+		if base.finalMayDrop() {
+			base.nodeClaims() // as bestPlan judges plans
+		}
+		return base, base, nil
+	}
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
@@ -341,6 +355,9 @@ const alternativeMaxPods = 20000
 // could break.
 func (s *solver) plan() {
 	s.run()
+	if s.stopped() {
+		return // unbeatable.go: never read
+	}
 	if s.cfg.packLargest || s.cfg.karpenterRelaxation {
 		for _, cl := range s.liveClaims() {
 			s.recharge(cl)
@@ -348,6 +365,9 @@ func (s *solver) plan() {
 		}
 	}
 	s.improve()
+	if s.stopped() {
+		return
+	}
 	if s.retryUnplaced() {
 		s.improve() // what the retry placed may share room with the rest
 	}

@@ -94,13 +94,15 @@ type existingNode struct {
 	reqs   requirements.Requirements
 	// reqLabels is reqs as labels (shared: never written).
 	reqLabels map[string]string
-	taints    []corev1.Taint // taints that apply to new pods
-	free      binpack.Vec
-	ports     []hostPort
-	pool      *pool
-	topo      *topology.Node
-	placed    []*pending
-	cordoned  bool // spec.unschedulable (taints holds the matching taint)
+	// values gives topology the node's label of a key (shared: nodeFacts).
+	values   func(key string, _ requirements.Requirements) []string
+	taints   []corev1.Taint // taints that apply to new pods
+	free     binpack.Vec
+	ports    []hostPort
+	pool     *pool
+	topo     *topology.Node
+	placed   []*pending
+	cordoned bool // spec.unschedulable (taints holds the matching taint)
 }
 
 // preparePools builds the DaemonSets and the pools, in the order of pools
@@ -249,21 +251,25 @@ func (s *solver) daemonOverhead(p *pool) {
 			poolWide[i] = p.tmpl.RunsDaemonSet(ds, requirements.Requirements{})
 		}
 	}
+	runs := p.tmpl.DaemonSetRunner()
+	var sets []int // every type's DaemonSets one after the other: dsSets slices it
 	p.types.Each(func(t int) bool {
 		var v binpack.Vec
-		var set []int
+		start := len(sets)
 		for i, ds := range s.daemonSets {
-			runs := poolWide[i]
+			on := poolWide[i]
 			if perType[i] {
-				runs = p.tmpl.RunsDaemonSet(ds, s.idx.Type(t).Requirements())
+				on = runs(ds, s.idx.Type(t).Requirements())
 			}
-			if runs {
+			if on {
 				v = v.Add(s.dsVecs[i])
-				set = append(set, i)
+				sets = append(sets, i)
 			}
 		}
 		p.ds[t] = v
-		p.dsSets[t] = set
+		if len(sets) > start {
+			p.dsSets[t] = sets[start:len(sets):len(sets)]
+		}
 		u := s.idx.Allocatable(t).Sub(v)
 		if u.AnyNegative() {
 			p.types.Clear(t)
@@ -381,13 +387,14 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
+	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
 		n := e.n
 		if n.DeletionTimestamp != nil {
 			deleting[n.Name] = true
 			continue
 		}
-		en := s.newExistingNode(i, n, e.proto)
+		en := s.newExistingNode(&slab[i], i, n, e.proto)
 		byName[n.Name] = en
 		s.existing = append(s.existing, en)
 	}
@@ -447,12 +454,12 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 	return es
 }
 
-// newExistingNode prepares one existing node that is not being deleted:
+// newExistingNode prepares, in en, one existing node that is not being deleted:
 // its labels and effective taints as nodepool reads them, its NodePool,
 // and its allocatable (capacity when none is reported), from its proto.
-func (s *solver) newExistingNode(i int, n *corev1.Node, proto *nodeProto) *existingNode {
+func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto *nodeProto) *existingNode {
 	f := proto.facts
-	en := &existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels}
+	*en = existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values}
 	var startup []corev1.Taint
 	for _, p := range s.pools {
 		if p.tmpl.Name == proto.poolName {

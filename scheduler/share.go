@@ -64,8 +64,9 @@ func (s *solver) sharedExisting() ([]topology.ExistingPod, []*corev1.Pod, error)
 		return sh.eps, sh.resched, sh.err
 	}
 	s.existing = make([]*existingNode, len(sh.nodes))
+	slab := make([]existingNode, len(sh.nodes)) // one allocation for the plan's copies
 	for i, en := range sh.nodes {
-		s.existing[i] = en.fresh(s.pools)
+		s.existing[i] = en.freshInto(&slab[i], s.pools)
 	}
 	return sh.eps, sh.resched, nil
 }
@@ -75,9 +76,9 @@ func (s *solver) sharedExisting() ([]topology.ExistingPod, []*corev1.Pod, error)
 func (s *solver) volumes() *topology.Volumes {
 	sh := s.cfg.shared
 	if sh == nil {
-		return topology.NewVolumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses)
+		return s.cfg.memo.volumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses)
 	}
-	sh.volsOnce.Do(func() { sh.vols = topology.NewVolumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses) })
+	sh.volsOnce.Do(func() { sh.vols = s.cfg.memo.volumes(s.schema, s.cfg.pvcs, s.cfg.pvs, s.cfg.storageClasses) })
 	return sh.vols
 }
 
@@ -86,13 +87,18 @@ func (s *solver) volumes() *topology.Volumes {
 // requirements, taints and the topology node are shared. With pools, its
 // pool is the one of pools at its index (another plan's pools).
 func (en *existingNode) fresh(pools []*pool) *existingNode {
-	c := *en
+	return en.freshInto(new(existingNode), pools)
+}
+
+// freshInto is fresh made in c.
+func (en *existingNode) freshInto(c *existingNode, pools []*pool) *existingNode {
+	*c = *en
 	c.ports = slices.Clone(en.ports)
 	c.placed = nil
 	if pools != nil && en.pool != nil {
 		c.pool = pools[en.pool.idx]
 	}
-	return &c
+	return c
 }
 
 // fresh returns a copy of p as prepared, before any placement: its claims

@@ -179,9 +179,15 @@ func newSolver(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if err := s.prepareClasses(sorted); err != nil {
 		return nil, err
 	}
+	if s.stopped() {
+		return s, nil // unbeatable.go
+	}
 	s.existingPods = existingPods
 	s.holdClasses()
 	s.spreadTargets()
+	if s.stopped() {
+		return s, nil // unbeatable.go
+	}
 	s.registerTopology(existingPods)
 	s.anyPreferNoSchedule = anyPreferNoScheduleTaint(s.pools, s.existing)
 	for _, c := range s.classes {
@@ -269,7 +275,7 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 
 // sources describes, for topology, where domains come from.
 func (s *solver) sources() []topology.Source {
-	var out []topology.Source
+	out := make([]topology.Source, 0, len(s.pools)+len(s.existing))
 	for _, p := range s.pools {
 		if p.types.IsEmpty() || p.exhausted(s) {
 			continue
@@ -278,12 +284,7 @@ func (s *solver) sources() []topology.Source {
 	}
 	for _, en := range s.existing {
 		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.taints, Existing: true, Labels: en.reqLabels,
-			Values: func(key string, _ requirements.Requirements) []string {
-				if v, ok := en.labels[key]; ok {
-					return []string{v}
-				}
-				return nil
-			}})
+			Values: en.values}) // the node's label (nodeFacts.values)
 	}
 	return out
 }
@@ -405,6 +406,9 @@ func (s *solver) run() {
 	for {
 		var failed []*pending
 		for _, pp := range queue {
+			if s.stopped() {
+				return // unbeatable.go
+			}
 			if !s.place(pp) {
 				failed = append(failed, pp)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -190,48 +192,113 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 
 // eligible returns the domains of g's key the pod could use: values offered
 // by sources that pass the pod's node filter, restricted to values its
-// requirements allow.
+// requirements allow. What the existing sources give depends only on the
+// key, the node filter and the pod's requirements and tolerations
+// (eligibleKey): the tracker keeps it, and later pods alike in those skip
+// the existing sources (their values are interned already, so the domains
+// and their numbers are the same).
 func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
 	seen := map[int32]bool{}
 	var out []int32
-	for i, s := range t.sources {
-		if honorAffinity && len(spec.Requirements) > 0 {
-			ok := slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool {
-				if s.Existing {
-					return r.Matches(t.sourceLabels(i))
-				}
-				return s.Requirements.Compatible(r, t.schema) == nil
-			})
-			if !ok {
-				continue
-			}
+	add := func(d int32) {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
 		}
-		if honorTaints {
-			if _, bad := requirements.UntoleratedTaint(s.Taints, spec.Tolerations); bad {
-				continue
-			}
+	}
+	mk := eligibleKey(g.ks.key, spec, honorAffinity, honorTaints)
+	known, replay := t.eligibleMemo[mk]
+	var mine []int32 // the existing sources' domains, when not known
+	mineSeen := map[int32]bool{}
+	for i := range t.sources {
+		if replay && t.sources[i].Existing {
+			continue
 		}
-		alts := spec.Requirements
-		if !honorAffinity || len(alts) == 0 {
-			alts = []requirements.Requirements{{}}
-		}
-		for _, alt := range alts {
-			if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
-				continue
-			}
-			for _, v := range t.sourceValues(i, g.ks.key, alt) {
-				if !alt.Get(g.ks.key).Has(v) {
-					continue
-				}
-				d := g.ks.intern(v)
-				if !seen[d] {
-					seen[d] = true
-					out = append(out, d)
-				}
+		for _, d := range t.sourceEligible(i, g.ks, spec, honorAffinity, honorTaints) {
+			add(d)
+			if t.sources[i].Existing && !mineSeen[d] {
+				mineSeen[d] = true
+				mine = append(mine, d)
 			}
 		}
 	}
+	if replay {
+		for _, d := range known {
+			add(d)
+		}
+	} else {
+		if t.eligibleMemo == nil {
+			t.eligibleMemo = map[string][]int32{}
+		}
+		t.eligibleMemo[mk] = mine
+	}
 	return sortedDomains(g.ks, out)
+}
+
+// sourceEligible lists the domains of ks source i gives a pod with spec
+// (eligible), interning them in order.
+func (t *Tracker) sourceEligible(i int, ks *keyState, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
+	s := &t.sources[i]
+	if honorAffinity && len(spec.Requirements) > 0 {
+		ok := slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool {
+			if s.Existing {
+				return r.Matches(t.sourceLabels(i))
+			}
+			return s.Requirements.Compatible(r, t.schema) == nil
+		})
+		if !ok {
+			return nil
+		}
+	}
+	if honorTaints {
+		if _, bad := requirements.UntoleratedTaint(s.Taints, spec.Tolerations); bad {
+			return nil
+		}
+	}
+	alts := spec.Requirements
+	if !honorAffinity || len(alts) == 0 {
+		alts = []requirements.Requirements{{}}
+	}
+	var out []int32
+	for _, alt := range alts {
+		if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
+			continue
+		}
+		for _, v := range t.sourceValues(i, ks.key, alt) {
+			if alt.Get(ks.key).Has(v) {
+				out = append(out, ks.intern(v))
+			}
+		}
+	}
+	return out
+}
+
+// eligibleKey names what the existing sources' part of eligible reads.
+func eligibleKey(key string, spec PodSpec, honorAffinity, honorTaints bool) string {
+	var b strings.Builder
+	b.WriteString(key)
+	b.WriteByte(0)
+	if honorAffinity {
+		b.WriteByte('a')
+		for _, r := range spec.Requirements {
+			fp := r.Fingerprint()
+			b.WriteString(strconv.Itoa(len(fp)))
+			b.WriteByte(':')
+			b.WriteString(fp)
+		}
+	}
+	b.WriteByte(0)
+	if honorTaints {
+		b.WriteByte('t')
+		for _, tol := range spec.Tolerations {
+			for _, f := range []string{tol.Key, string(tol.Operator), tol.Value, string(tol.Effect)} {
+				b.WriteString(strconv.Itoa(len(f)))
+				b.WriteByte(':')
+				b.WriteString(f)
+			}
+		}
+	}
+	return b.String()
 }
 
 // sourceValues is sources[i].Values(key, reqs); an existing node's values

@@ -125,6 +125,9 @@ type Tracker struct {
 	balanceAhead bool
 	// poolDomains: see SoftSpreadPoolDomains.
 	poolDomains bool
+	// eligibleMemo holds, per eligibleKey, the domains the existing
+	// sources give (eligible).
+	eligibleMemo map[string][]int32
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a

@@ -52,6 +52,10 @@ type pod struct {
 	pdbsKnown bool
 	// relMark is relevant's mark (selindex.go).
 	relMark int
+
+	// antiZone: every required anti-affinity term's key is the zone or
+	// the hostname, once antiZoneKnown (see antiByZone).
+	antiZone, antiZoneKnown bool
 }
 
 type doNotDisrupt int

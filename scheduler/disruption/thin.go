@@ -66,16 +66,29 @@ func (m *model) zoneOnly(pods []*simPod, rel map[*node][]*pod) bool {
 	}
 	for _, ps := range rel {
 		for _, p := range ps {
-			if a := p.obj.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
-				for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-					if !ok(t.TopologyKey) {
-						return false
-					}
-				}
+			if !p.antiByZone() {
+				return false
 			}
 		}
 	}
 	return true
+}
+
+// antiByZone: every required anti-affinity term of the pod is by zone or
+// hostname (read once: a pod's spec is never written).
+func (p *pod) antiByZone() bool {
+	if p.antiZoneKnown {
+		return p.antiZone
+	}
+	p.antiZone, p.antiZoneKnown = true, true
+	if a := p.obj.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if t.TopologyKey != requirements.LabelTopologyZone && t.TopologyKey != requirements.LabelHostname {
+				p.antiZone = false
+			}
+		}
+	}
+	return p.antiZone
 }
 
 // zoneDomains are the zones a pod could land in or count in: those of the

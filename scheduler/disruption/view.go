@@ -54,6 +54,8 @@ type viewNode struct {
 	// gate and pods, so that simulations share one object (Solve's Memo
 	// knows it).
 	with []withEntry
+	// ghosts holds the ghost nodes made with it first (ghost).
+	ghosts []withEntry
 	// zone is obj's zone label, once zoneKnown (see zoneLabel).
 	zone               string
 	hasZone, zoneKnown bool
@@ -581,21 +583,44 @@ func (gs *ghostSet) build(m *model) ([]*corev1.Node, []*corev1.Pod) {
 	var pods []*corev1.Pod
 	for _, sig := range gs.order {
 		g := gs.bySig[sig]
-		c := *g.first.obj
-		c.Status.Allocatable = corev1.ResourceList{}
 		for _, p := range g.pods {
-			for name, q := range p.requests() {
-				r := c.Status.Allocatable[name]
-				r.Add(q)
-				c.Status.Allocatable[name] = r
-			}
 			pods = append(pods, m.boundTo(p, g.name))
 		}
-		c.Status.Capacity = c.Status.Allocatable
-		nodes = append(nodes, &c)
+		nodes = append(nodes, g.first.ghost(g.pods))
 	}
 	return nodes, pods
 }
+
+// ghost returns the ghost node that stands, with vn first, for the nodes
+// of vn's signature holding pods: vn's labels and taints, the pods'
+// requests as its room. Made once per view node and pods (the last
+// ghostEntries of them kept), so that simulations share one object
+// (Solve's Memo knows it).
+func (vn *viewNode) ghost(pods []*pod) *corev1.Node {
+	for _, e := range vn.ghosts {
+		if slices.Equal(e.pods, pods) {
+			return e.obj
+		}
+	}
+	c := *vn.obj
+	c.Status.Allocatable = corev1.ResourceList{}
+	for _, p := range pods {
+		for name, q := range p.requests() {
+			r := c.Status.Allocatable[name]
+			r.Add(q)
+			c.Status.Allocatable[name] = r
+		}
+	}
+	c.Status.Capacity = c.Status.Allocatable
+	if len(vn.ghosts) == ghostEntries {
+		vn.ghosts = slices.Delete(vn.ghosts, 0, 1)
+	}
+	vn.ghosts = append(vn.ghosts, withEntry{pods: slices.Clone(pods), obj: &c})
+	return &c
+}
+
+// ghostEntries bounds the ghost nodes a view node keeps.
+const ghostEntries = 4
 
 // signature numbers what a ghost keeps of a node: nodes alike in it share
 // the number (made once per view node; the string once per signature).
