@@ -43,6 +43,7 @@ func (s *solver) result() Result {
 	if !s.cfg.noRelaxations {
 		res.Relaxations = s.relaxations()
 	}
+	s.inQueueOrder(&res)
 	slices.SortFunc(res.PodErrors, func(a, b PodError) int { return cmp.Compare(a.Pod, b.Pod) })
 	slices.SortFunc(res.Relaxations, func(a, b Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
 	res.Summary.Pods = len(s.pending)

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/nodeplan/nodeplan/binpack"
-	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -277,8 +276,8 @@ func bySizeDesc(pods []*pending) []*pending {
 	return out
 }
 
-// smallerFirst orders pods by cpu request, then memory, ascending, then as
-// the queue meets them (queueTie).
+// smallerFirst orders pods by cpu request, then memory, ascending, then by
+// name.
 func smallerFirst(a, b *pending) int {
 	ra, rb := &a.cls.requests, &b.cls.requests
 	if c := cmp.Compare(ra[0], rb[0]); c != 0 {
@@ -287,11 +286,11 @@ func smallerFirst(a, b *pending) int {
 	if c := cmp.Compare(ra[1], rb[1]); c != 0 {
 		return c
 	}
-	return queueTie(a, b)
+	return cmp.Compare(a.name, b.name)
 }
 
-// largerFirst orders pods by cpu request, then memory, descending, then as
-// the queue meets them (queueTie).
+// largerFirst orders pods by cpu request, then memory, descending, then by
+// name.
 func largerFirst(a, b *pending) int {
 	ra, rb := &a.cls.requests, &b.cls.requests
 	if c := cmp.Compare(rb[0], ra[0]); c != 0 {
@@ -300,7 +299,7 @@ func largerFirst(a, b *pending) int {
 	if c := cmp.Compare(rb[1], ra[1]); c != 0 {
 		return c
 	}
-	return queueTie(a, b)
+	return cmp.Compare(a.name, b.name)
 }
 
 // moveCandidates bounds how many receiving claims are compared for one pod,
@@ -1052,14 +1051,3 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	return moved, true
 }
 
-// queueTie orders two pods the queue cannot tell apart by size as
-// kube-scheduler's queue meets them (kube.QueueOrder: priority, creation,
-// then names with runs of digits by value). Among pods of one class the
-// solver places them in this order, and a plan whose pods each kept the
-// domain they were placed in (every move does) then binds in the queue's
-// order too: two DoNotSchedule spreads of maxSkew 1 (zone and capacity
-// type) admit their final counts in some orders only, and placing g0-10
-// before g0-2 (byte order) chose one the queue does not take.
-func queueTie(a, b *pending) int {
-	return kube.QueueOrder(a.pod, b.pod, a.name, b.name)
-}
