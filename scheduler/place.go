@@ -770,8 +770,10 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // offering in the domain of an instance type of set id that holds need
 // (+Inf when none does). Topology pins a claim only to a domain where the
 // pod can launch, and among equally loaded domains to the cheapest. With
-// minValuesPins a domain pin (key set) whose types fall short of the
-// NodePool's minValues is +Inf too.
+// minValuesPins (and in a pod's last try) a domain pin (key set), or the
+// pins alone that settle a spread's node filter (key "", filterPins), whose
+// types fall short of the NodePool's minValues is +Inf too: such a claim
+// could not launch.
 func (s *solver) ranker(id int32, c *class) topology.Ranker {
 	need := c.requests
 	return func(pins []requirements.Requirement, key, value string) float64 {
@@ -803,7 +805,7 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		} else {
 			r = s.domainPrice(id, all, need)
 		}
-		if minValues && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+		if minValues && len(all) > 0 && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
 		ranks[mk] = r

@@ -32,7 +32,7 @@ func (s *solver) plannedRanker(id int32, c *class) topology.Ranker {
 			all = append(all, requirements.In(key, value))
 		}
 		r := s.domainPriceCharged(id, all, need, nil)
-		if (s.cfg.minValuesPins || s.lookAhead) && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+		if (s.cfg.minValuesPins || s.lookAhead) && len(all) > 0 && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
 		return r

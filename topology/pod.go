@@ -597,7 +597,9 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // alternative of the filter where it can be (a pod that does not need the
 // carriers' kind of node should not be forced onto one), else into the
 // first alternative it can meet, so that it is counted, as placing the pod
-// assumes.
+// assumes. A claim that can be neither (its types all carry a value a NotIn
+// alternative excludes, and none of them meets the alternative) is pinned
+// to those values: left open it would be counted where its node is not.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
 	if !slices.ContainsFunc(p.matched, func(g *group) bool { return g.kind == Spread && len(g.filterReqs) > 0 }) {
 		return pins // no node filter to settle (and no set to build)
@@ -634,28 +636,44 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 			}
 			return rank(append(slices.Clip(pins), extra...), "", "")
 		}
-		if out, ok := excludeAll(cl, alts, price); ok {
+		if out, ok := excludeAll(cl, alts, price, false); ok {
 			pins = append(pins, out...)
 			reqs = reqs.Add(out...)
 			continue
 		}
-		for _, alt := range alts {
-			if reqs.Compatible(alt, t.schema) != nil {
-				continue
-			}
-			if _, empty := reqs.Intersect(alt).Empty(); empty {
-				continue
-			}
-			into := slices.Collect(alt.All())
-			if math.IsInf(price(into...), 1) {
-				continue
-			}
-			pins = append(pins, into...)
+		if alt, ok := t.enterable(reqs, alts, price); ok {
+			pins = append(pins, slices.Collect(alt.All())...)
 			reqs = reqs.Intersect(alt)
-			break
+			continue
+		}
+		// Neither: an alternative asks NotIn of a key the claim's types
+		// cannot leave (arch NotIn amd64 where only amd64 types offer the
+		// claim's zone and capacity type). Pin the claim to those values,
+		// out of the filter, or it is counted where its node will not be.
+		if out, ok := excludeAll(cl, alts, price, true); ok {
+			pins = append(pins, out...)
+			reqs = reqs.Add(out...)
 		}
 	}
 	return pins
+}
+
+// enterable returns the first alternative a claim with reqs may be pinned
+// into and still hold a type the pod fits (price not +Inf).
+func (t *Tracker) enterable(reqs requirements.Requirements, alts []requirements.Requirements, price func(...requirements.Requirement) float64) (requirements.Requirements, bool) {
+	for _, alt := range alts {
+		if reqs.Compatible(alt, t.schema) != nil {
+			continue
+		}
+		if _, empty := reqs.Intersect(alt).Empty(); empty {
+			continue
+		}
+		if math.IsInf(price(slices.Collect(alt.All())...), 1) {
+			continue
+		}
+		return alt, true
+	}
+	return requirements.Requirements{}, false
 }
 
 // claimLabels is what a NodeClaim's labels may be: its requirements and,
@@ -731,15 +749,16 @@ func alwaysLabelled(key string) bool {
 // one alternative it takes one the claim already meets if there is one (a
 // claim is always in a zone, so "zone DoesNotExist" excludes itself), else
 // the one that leaves the cheapest node for the pod (price; +Inf when none
-// is left).
-func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64) ([]requirements.Requirement, bool) {
+// is left). With notIn, a NotIn alternative is also excluded by the values
+// it names (In v), a form only taken where no other settles the claim.
+func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64, notIn bool) ([]requirements.Requirement, bool) {
 	var out []requirements.Requirement
 	for _, alt := range alts {
 		base := cl.reqs.Add(out...)
 		var pick requirements.Requirement
 		found, best := false, math.Inf(1)
 		for r := range alt.All() {
-			ex, ok := exclusion(r)
+			ex, ok := exclusion(r, notIn)
 			if !ok {
 				continue
 			}
@@ -765,7 +784,7 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 
 // exclusion returns the requirement no node meeting r meets, when one
 // requirement can say it.
-func exclusion(r requirements.Requirement) (requirements.Requirement, bool) {
+func exclusion(r requirements.Requirement, notIn bool) (requirements.Requirement, bool) {
 	_, hasLo, _, hasHi := r.Bounds()
 	switch {
 	case hasLo || hasHi:
@@ -776,6 +795,9 @@ func exclusion(r requirements.Requirement) (requirements.Requirement, bool) {
 		return requirements.Exists(r.Key()), true
 	case !r.IsFinite() && r.RequiresPresent() && len(r.Values()) == 0:
 		return requirements.DoesNotExist(r.Key()), true
+	case notIn && !r.IsFinite() && !r.RequiresPresent() && len(r.Values()) > 0:
+		// NotIn vs: a node fails it only by carrying one of vs.
+		return requirements.In(r.Key(), r.Values()...), true
 	}
 	return requirements.Requirement{}, false
 }
