@@ -9,46 +9,33 @@ import (
 // CompareNames orders pod names ("namespace/name") as kube-scheduler's
 // queue meets the replicas of one workload: the controllers create them in
 // ordinal order (a StatefulSet's web-2 before web-10, and the manifests'
-// replicas likewise), so runs of digits compare by their value, the rest
-// byte by byte. Equal values with different leading zeros ("07", "7")
-// fall back to the bytes, so the order stays total.
+// replicas likewise). A name is its stem and the run of digits it ends
+// with: stems compare byte by byte (so the order between workloads is the
+// names' byte order, as before), then the trailing numbers by value, then
+// the whole names byte by byte ("web-07" before "web-7"), so the order is
+// total.
 func CompareNames(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			ei, ej := digitsEnd(a, i), digitsEnd(b, j)
-			if c := compareDigits(a[i:ei], b[j:ej]); c != 0 {
-				return c
-			}
-			i, j = ei, ej
-			continue
-		}
-		if a[i] != b[j] {
-			if a[i] < b[j] {
-				return -1
-			}
-			return 1
-		}
-		i, j = i+1, j+1
+	sa, sb := digitsStart(a), digitsStart(b)
+	if c := strings.Compare(a[:sa], b[:sb]); c != 0 {
+		return c
 	}
-	switch {
-	case len(a)-i < len(b)-j:
-		return -1
-	case len(a)-i > len(b)-j:
-		return 1
+	if c := compareDigits(a[sa:], b[sb:]); c != 0 {
+		return c
 	}
 	return strings.Compare(a, b)
 }
 
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// digitsEnd is the end of the run of digits of s starting at i.
-func digitsEnd(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
+// digitsStart is where the run of digits s ends with begins (len(s) when
+// it ends with none).
+func digitsStart(s string) int {
+	i := len(s)
+	for i > 0 && isDigit(s[i-1]) {
+		i--
 	}
 	return i
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // compareDigits compares two runs of digits by value (leading zeros
 // ignored).
