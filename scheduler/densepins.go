@@ -50,8 +50,8 @@ func (s *solver) countsOnTypeLabel() bool {
 // (at most pods) it holds, a type whose nodes would hold the pods only
 // beyond the NodePool's node limit ranked after the others; +Inf when no
 // type holds one.
-func (s *solver) domainPricePerPod(id int32, pins []requirements.Requirement, need binpack.Vec, pods int) float64 {
-	info, d, early, ok := s.domainScanOf(id, pins)
+func (s *solver) domainPricePerPod(id int32, pins []requirements.Requirement, need binpack.Vec, pods int, held heldRes) float64 {
+	info, d, early, ok := s.domainScanOf(id, pins, held)
 	if !ok {
 		return early
 	}
