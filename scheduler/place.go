@@ -553,7 +553,7 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
-	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
+	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) || s.leavesReservations(cl, id, need) {
 		return false, false
 	}
 	if _, ok := s.chargeFor(cl.pool, id, need, t, ports, &cl.charged); !ok {
