@@ -27,7 +27,7 @@ import (
 // for a pod of class c: a key that is an instance type's label, on which
 // the pod is only counted (its own rules there keep its class apart).
 func (s *solver) densePin(c *class, key string) bool {
-	if !s.cfg.densePins || key == "" || !s.idx.IsLabelKey(key) {
+	if key == "" || !(s.cfg.densePins && s.idx.IsLabelKey(key) || s.reservedDensePin(key)) {
 		return false
 	}
 	return c.topo == nil || !slices.ContainsFunc(c.topo.Terms, func(t topology.Term) bool { return t.Key == key })
