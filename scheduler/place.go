@@ -774,7 +774,12 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // (+Inf when none does). Topology pins a claim only to a domain where the
 // pod can launch, and among equally loaded domains to the cheapest. With
 // minValuesPins a domain pin (key set) whose types fall short of the
-// NodePool's minValues is +Inf too.
+// NodePool's minValues is +Inf too, and so are pins ranked alone (key
+// empty: topology settling a spread's node filter, topology/pod.go
+// filterPins) that leave too few types: a claim narrowed out of the
+// carriers' kind of node onto fewer types than minValues asks could take
+// no pod, where one left open launches its cheapest option as Karpenter's
+// does.
 func (s *solver) ranker(id int32, c *class) topology.Ranker {
 	return s.rankerFor(id, c, "")
 }
@@ -812,7 +817,7 @@ func (s *solver) rankerFor(id int32, c *class, held heldRes) topology.Ranker {
 		} else {
 			r = s.domainPrice(id, all, need, held)
 		}
-		if minValues && key != "" && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
+		if minValues && len(all) > 0 && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
 		}
 		ranks[mk] = r
