@@ -485,7 +485,7 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
-		if v != nil {
+		if v != nil && s.lookAhead {
 			pins, v = s.checkHolding(a, b, id, host, pins, v)
 		}
 		if v != nil && s.lookAhead && v.NoInstanceType() && b.pool.limited {
