@@ -27,7 +27,7 @@ import (
 // for a pod of class c: a key that is an instance type's label, on which
 // the pod is only counted (its own rules there keep its class apart).
 func (s *solver) densePin(c *class, key string) bool {
-	if !s.cfg.densePins || key == "" || !s.idx.IsLabelKey(key) {
+	if key == "" || !(s.cfg.densePins && s.idx.IsLabelKey(key) || s.reservedDensePin(key)) {
 		return false
 	}
 	return c.topo == nil || !slices.ContainsFunc(c.topo.Terms, func(t topology.Term) bool { return t.Key == key })
@@ -50,8 +50,8 @@ func (s *solver) countsOnTypeLabel() bool {
 // (at most pods) it holds, a type whose nodes would hold the pods only
 // beyond the NodePool's node limit ranked after the others; +Inf when no
 // type holds one.
-func (s *solver) domainPricePerPod(id int32, pins []requirements.Requirement, need binpack.Vec, pods int) float64 {
-	info, d, early, ok := s.domainScanOf(id, pins)
+func (s *solver) domainPricePerPod(id int32, pins []requirements.Requirement, need binpack.Vec, pods int, held heldRes) float64 {
+	info, d, early, ok := s.domainScanOf(id, pins, held)
 	if !ok {
 		return early
 	}

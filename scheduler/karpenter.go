@@ -73,6 +73,9 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 	go func() {
 		defer close(done)
 		fewest, ferr = planFewest(pods, nodePools, catalog, fc)
+		if ferr == nil && fewest != nil {
+			fewest, ferr = fewest.orStrictReserved(pods, nodePools, catalog, fc)
+		}
 	}()
 	best, err := all(pods, nodePools, catalog, cfg)
 	<-done

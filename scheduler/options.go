@@ -153,6 +153,15 @@ type config struct {
 	// pod (densepins.go); set only for the plan Solve makes when a
 	// topology group counts on such a key.
 	densePins bool
+	// reservedPins makes topology pin a claim, on any key but hostname, to
+	// the domain where the pod's class packs cheapest per pod
+	// (reservedpins.go); set only for the plan Solve makes when capacity
+	// reservations exist and a topology group counts on such a key.
+	reservedPins bool
+	// strictReserved keeps a claim that holds a capacity reservation on
+	// reservations (strictres.go); set only for a second plan in
+	// Karpenter's order of in-flight NodeClaims, with joinFewest.
+	strictReserved bool
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool

@@ -485,6 +485,9 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
+		if v != nil && s.lookAhead {
+			pins, v = s.checkHolding(a, b, id, host, pins, v)
+		}
 		if v != nil && s.lookAhead && v.NoInstanceType() && b.pool.limited {
 			pins, v = s.topo.CheckScope(a.c.topo, a.active, &host, s.plannedRanker(id, a.c), topology.ExceptHostname)
 		}
@@ -550,7 +553,7 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
-	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) {
+	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) || s.leavesReservations(cl, id, need) {
 		return false, false
 	}
 	if _, ok := s.chargeFor(cl.pool, id, need, t, ports, &cl.charged); !ok {
@@ -771,10 +774,18 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 // (+Inf when none does). Topology pins a claim only to a domain where the
 // pod can launch, and among equally loaded domains to the cheapest. With
 // minValuesPins (and in a pod's last try) a domain pin (key set), or the
-// pins alone that settle a spread's node filter (key "", filterPins), whose
-// types fall short of the NodePool's minValues is +Inf too: such a claim
-// could not launch.
+// pins ranked alone that settle a spread's node filter (key "",
+// topology/pod.go filterPins), whose types fall short of the NodePool's
+// minValues is +Inf too: a claim narrowed out of the carriers' kind of node
+// onto fewer types than minValues asks could take no pod, where one left
+// open launches its cheapest option as Karpenter's does.
 func (s *solver) ranker(id int32, c *class) topology.Ranker {
+	return s.rankerFor(id, c, "")
+}
+
+// rankerFor is ranker for a check that counts one place of each
+// reservation of held free (heldres.go).
+func (s *solver) rankerFor(id int32, c *class, held heldRes) topology.Ranker {
 	need := c.requests
 	return func(pins []requirements.Requirement, key, value string) float64 {
 		if key == requirements.LabelHostname {
@@ -788,7 +799,7 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		// The last try (placeAhead) ranks as the minValuesPins plan does: a
 		// domain that leaves too few types for minValues is no domain.
 		minValues := s.cfg.minValuesPins || s.lookAhead
-		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins), minValues: minValues}
+		mk := rankKey{key: key, value: value, need: need, pins: pinsKey(pins), minValues: minValues, held: held}
 		if dense {
 			mk.pods = len(c.pods) - c.placedN
 		}
@@ -801,9 +812,9 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 		}
 		var r float64
 		if dense {
-			r = s.domainPricePerPod(id, all, need, mk.pods)
+			r = s.domainPricePerPod(id, all, need, mk.pods, held)
 		} else {
-			r = s.domainPrice(id, all, need)
+			r = s.domainPrice(id, all, need, held)
 		}
 		if minValues && len(all) > 0 && !math.IsInf(r, 1) && !s.domainKeepsMinValues(id, all, need) {
 			r = math.Inf(1)
@@ -828,16 +839,23 @@ func pinsKey(pins []requirements.Requirement) string {
 
 // domainPrice is the cheapest launchable price of a node of set id that
 // also meets pins (one value per key) and whose usable capacity holds need,
-// within the pool's limits (+Inf when none).
-func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec) float64 {
+// within the pool's limits (+Inf when none), one place of each
+// reservation of held counted free.
+func (s *solver) domainPrice(id int32, pins []requirements.Requirement, need binpack.Vec, held heldRes) float64 {
 	var zero binpack.Vec
-	return s.domainPriceCharged(id, pins, need, &zero)
+	return s.domainPriceHolding(id, pins, need, &zero, held)
 }
 
 // domainPriceCharged is domainPrice for a claim already charged the
 // capacity charged against its pool's limits (nil: limits aside).
 func (s *solver) domainPriceCharged(id int32, pins []requirements.Requirement, need binpack.Vec, charged *binpack.Vec) float64 {
-	info, d, early, ok := s.domainScanOf(id, pins)
+	return s.domainPriceHolding(id, pins, need, charged, "")
+}
+
+// domainPriceHolding is domainPriceCharged with one place of each
+// reservation of held counted free.
+func (s *solver) domainPriceHolding(id int32, pins []requirements.Requirement, need binpack.Vec, charged *binpack.Vec, held heldRes) float64 {
+	info, d, early, ok := s.domainScanOf(id, pins, held)
 	if !ok {
 		return early
 	}
@@ -877,10 +895,11 @@ type domainScan struct {
 	prices    []float64
 }
 
-// domainScanOf prepares the scan of set id pinned to pins; when there is
-// nothing to scan it returns false with the price to report (0 for a set
-// of no NodePool, +Inf when the pins leave no requirement set).
-func (s *solver) domainScanOf(id int32, pins []requirements.Requirement) (*reqInfo, domainScan, float64, bool) {
+// domainScanOf prepares the scan of set id pinned to pins, one place of
+// each reservation of held counted free; when there is nothing to scan it
+// returns false with the price to report (0 for a set of no NodePool, +Inf
+// when the pins leave no requirement set).
+func (s *solver) domainScanOf(id int32, pins []requirements.Requirement, held heldRes) (*reqInfo, domainScan, float64, bool) {
 	info := s.reqs.info(id)
 	if info.pool == nil {
 		return info, domainScan{}, 0, false
@@ -892,7 +911,7 @@ func (s *solver) domainScanOf(id int32, pins []requirements.Requirement) (*reqIn
 	}
 	d := domainScan{labelPins: labelPins, f: binpack.NewOfferFilter(s.idx, reqs), prices: s.idx.Prices(info.offer)}
 	if s.hasReservations {
-		d.left = s.leftFor(nil)
+		d.left = s.leftHolding(held)
 	}
 	return info, d, 0, true
 }

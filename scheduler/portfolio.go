@@ -36,6 +36,10 @@ import (
 //     value a NodePool offers, whether or not the pod can launch there:
 //     Karpenter's spread then fails, and it relaxes the pod's other
 //     preferences first);
+//   - where capacity reservations exist and a topology group counts on a
+//     key other than hostname, a plan that pins the claims of the pods it
+//     counts to the domain where their class packs cheapest per pod, not
+//     the one cheapest for the first pod alone (reservedpins.go);
 //   - under the Ignore or WhileFree policy, the plans of the stricter
 //     policies too (a plan that honours more preferences is a valid plan
 //     under a looser policy), so that looser never costs more:
@@ -221,6 +225,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 				more = append(more, c)
 			}
 		}
+	}
+	if s.hasReservations && s.countsOffHostname() && len(s.pending) <= alternativeMaxPods {
+		res := cfg
+		res.reservedPins = true
+		more = append(more, res)
 	}
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
 	if err != nil || own.placed() == len(own.pending) {

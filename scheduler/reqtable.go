@@ -55,6 +55,8 @@ type rankKey struct {
 	pins       string // the other keys' domains chosen with it (pinsKey)
 	pods       int    // densePins: the class's pods left to place
 	minValues  bool   // ranked by domainKeepsMinValues too
+	// held are the reservations counted free (heldres.go).
+	held heldRes
 }
 
 // topoMemos returns the info's topology memos, emptied when reservations

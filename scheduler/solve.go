@@ -302,10 +302,16 @@ func (s *solver) poolValues(p *pool) func(string, requirements.Requirements) []s
 // have, label values of those types, or the finite values reqs allow for a
 // key no instance type decides (memoised).
 func (s *solver) domainValues(p *pool, reqs requirements.Requirements, key string) []string {
+	return s.domainValuesHolding(p, reqs, key, "")
+}
+
+// domainValuesHolding is domainValues with one place of each reservation
+// of held counted free (heldres.go).
+func (s *solver) domainValuesHolding(p *pool, reqs requirements.Requirements, key string, held heldRes) []string {
 	if key == requirements.LabelHostname {
 		return nil
 	}
-	mk := key + "\x00" + itoa(p.idx) + "\x00" + itoa(s.resVersion) + "\x00" + reqs.Fingerprint()
+	mk := key + "\x00" + itoa(p.idx) + "\x00" + itoa(s.resVersion) + "\x00" + string(held) + "\x00" + reqs.Fingerprint()
 	if v, ok := s.domainMemo[mk]; ok {
 		return v
 	}
@@ -321,7 +327,7 @@ func (s *solver) domainValues(p *pool, reqs requirements.Requirements, key strin
 		zones := make([]bool, len(s.idx.Zones()))
 		cts := make([]bool, len(s.idx.CapacityTypes()))
 		if s.hasReservations {
-			left := s.leftFor(nil)
+			left := s.leftHolding(held)
 			types.Each(func(t int) bool {
 				s.idx.MarkOfferedLeft(t, f, left, zones, cts)
 				return true
