@@ -1050,4 +1050,3 @@ func (s *solver) absorbInto(src, dst *claim, budget *int) ([]*pending, bool) {
 	}
 	return moved, true
 }
-
