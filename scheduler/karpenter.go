@@ -90,10 +90,15 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 }
 
 // planFewest makes and finishes the plan of cfg (joinFewest), or returns
-// nil when its policy Honors a preference or it has no pod to place.
+// nil when its policy Honors a preference, it has no pod to place, or a
+// class's required spread counts the pods of another class: that plan
+// places pods in Karpenter's order (largest first, into the emptiest
+// claim), which may check such a spread against fewer of the other pods
+// than kube-scheduler's queue binds before it, so the plan's counts hold
+// while the queue leaves pods pending (run 21 seed 5022: three of them).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || slices.ContainsFunc(s.classes, s.countsOthers) {
 		return nil, err
 	}
 	s.plan()
