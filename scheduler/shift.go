@@ -34,17 +34,7 @@ const (
 )
 
 // shiftLast shifts pods between claims while a round lowers the price.
-func (s *solver) shiftLast() {
-	if !s.lastMovesApply() {
-		return
-	}
-	budget := s.moveBudget()
-	for round := 0; round < shiftRounds && budget > 0; round++ {
-		if !s.shiftRound(&budget) {
-			return
-		}
-	}
-}
+func (s *solver) shiftLast() { s.lastRounds(shiftRounds, s.shiftRound) }
 
 // shiftRound tries, dearest claim first, to shift one of its pods to
 // another claim; it reports whether a shift was kept.

@@ -42,13 +42,17 @@ const (
 const swapGain = 1e-5
 
 // swapLast swaps pods between claims while a round lowers the price.
-func (s *solver) swapLast() {
+func (s *solver) swapLast() { s.lastRounds(swapRounds, s.swapRound) }
+
+// lastRounds runs round on the kept plan (when lastMovesApply) at most n
+// times, with one move budget, while a round keeps a move.
+func (s *solver) lastRounds(n int, round func(budget *int) bool) {
 	if !s.lastMovesApply() {
 		return
 	}
 	budget := s.moveBudget()
-	for round := 0; round < swapRounds && budget > 0; round++ {
-		if !s.swapRound(&budget) {
+	for i := 0; i < n && budget > 0; i++ {
+		if !round(&budget) {
 			return
 		}
 	}
