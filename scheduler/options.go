@@ -181,10 +181,15 @@ type config struct {
 	// held maps the pods of the classes the plan never places to the
 	// reason they keep (heldowners.go); nil: none.
 	held map[string]*failure
+	// domainsAvoided is set on the plan whose NodePools were narrowed to
+	// the domains an unplaced class's spread can enter (avoiddomains.go).
+	domainsAvoided bool
 	// spreadTargets maps the first pod of each class that gets an added
 	// ScheduleAnyway spread over a key to that key (targetspread.go); set
 	// only for the plans Solve makes when followers were left unplaced.
 	spreadTargets map[string]string
+	// spreadTargetsHard makes those added spreads DoNotSchedule.
+	spreadTargetsHard bool
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

@@ -68,7 +68,7 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
-// Three more plans of the whole portfolio, each finished, replace the best
+// Four more plans of the whole portfolio, each finished, replace the best
 // (finished) if they place more pods: when pods are left unplaced that a
 // NodePool with limits could take, the plan with every preference the
 // policy need not Honor dropped from the start (dropprefs.go); when a
@@ -76,7 +76,10 @@ import (
 // the plan with that class held (never placed, its rules not registered;
 // heldowners.go); when pods are left unplaced that need a pod-affinity
 // target in their domain and spread themselves over the same key, the plan
-// whose targets prefer to spread over that key too (targetspread.go).
+// whose targets prefer to spread over that key too (targetspread.go);
+// when pods are left unplaced whose DoNotSchedule spread under
+// nodeAffinityPolicy Ignore counts domains they cannot enter, the plan
+// with new NodeClaims held to the values they can take (avoiddomains.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
@@ -143,7 +146,10 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.orOwnersHeld(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
-	return best.orTargetsSpread(pods, nodePools, catalog, cfg)
+	if best, err = best.orTargetsSpread(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orDomainsAvoided(pods, nodePools, catalog, cfg)
 }
 
 // finish returns the plan with what it left out placed on its own nodes

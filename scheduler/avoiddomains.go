@@ -1,0 +1,172 @@
+package scheduler
+
+import (
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Domains a spread's own pods can never enter. A DoNotSchedule spread with
+// nodeAffinityPolicy Ignore counts every node that has its key, also the
+// nodes the pod's own node selector keeps it off: a node of such a domain
+// holds none of the spread's pods, so the global minimum is zero and the
+// pods may fill the domains they can enter only up to maxSkew. A plan that
+// launches such a node for other pods (an on-demand node, where the
+// spread's pods select spot) costs the spread all but maxSkew of its pods,
+// and the plan cannot move it out while planning: every value a NodePool
+// offers is a domain until the nodes are known.
+//
+// So when the plan leaves pods of such a class unplaced, Solve also plans
+// the same input with every new NodeClaim held to the values the class's
+// pods can take on that key (each NodePool's requirements narrowed; a pool
+// left with none launches nothing), provided no existing node is outside
+// them (its domain is there whatever the plan launches). That plan is kept
+// only when it places more pods.
+
+// orDomainsAvoided returns, in place of best, the plan with new NodeClaims
+// kept out of the domains an unplaced class's spread cannot enter (above),
+// when it places more pods; else best.
+func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods || cfg.domainsAvoided {
+		return best, nil
+	}
+	narrow := best.domainsToAvoid()
+	if len(narrow) == 0 {
+		return best, nil
+	}
+	pools := make([]nodepool.NodePool, len(nodePools))
+	for i, np := range nodePools {
+		np = np.DeepCopy()
+		for _, r := range narrow {
+			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, r)
+		}
+		pools[i] = np
+	}
+	c := cfg
+	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	c.domainsAvoided = true
+	c.shared = newExistingShare(c.memo) // the pools differ from the shared ones
+	v, err := best.orFinishedReplan(pods, pools, catalog, c)
+	if err != nil {
+		// The narrowed pools are not the caller's input: a pool they make
+		// invalid (past the requirement cap) only means no such plan.
+		return best, nil
+	}
+	return v, nil
+}
+
+// domainsToAvoid is the requirement per key, in key order, that holds new
+// NodeClaims to the values every class with pods left unplaced and a
+// DoNotSchedule spread on the key under nodeAffinityPolicy Ignore can take
+// there (the one requirement on the key all of the class's node-affinity
+// alternatives share, In or NotIn), where a NodePool offers another value
+// and no existing node has one; nil when there is none.
+func (s *solver) domainsToAvoid() []nodepool.NodeSelectorRequirementWithMinValues {
+	byKey := map[string]requirements.Requirement{}
+	for _, c := range s.classes {
+		if c.invalid != nil || len(c.pods) == 0 || allPlaced(c.pods) {
+			continue
+		}
+		for _, sc := range c.topoSpec.Spread {
+			if sc.WhenUnsatisfiable != corev1.DoNotSchedule || sc.NodeAffinityPolicy == nil || *sc.NodeAffinityPolicy != corev1.NodeInclusionPolicyIgnore {
+				continue
+			}
+			key := s.schema.Normalize(sc.TopologyKey)
+			if key == requirements.LabelHostname {
+				continue
+			}
+			r, ok := sharedRequirement(c.topoSpec.Requirements, key)
+			if !ok || !s.offersBeyond(key, r) || s.existingBeyond(key, r) {
+				continue
+			}
+			if prev, seen := byKey[key]; seen {
+				if r = prev.Intersect(r); r.IsEmpty() {
+					continue
+				}
+			}
+			byKey[key] = r
+		}
+	}
+	var out []nodepool.NodeSelectorRequirementWithMinValues
+	for _, key := range slices.Sorted(maps.Keys(byKey)) {
+		r := byKey[key]
+		op := corev1.NodeSelectorOpIn
+		if !r.IsFinite() {
+			op = corev1.NodeSelectorOpNotIn
+		}
+		out = append(out, nodepool.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: slices.Clone(r.Values())})
+	}
+	return out
+}
+
+// sharedRequirement is the requirement on key that every alternative of
+// alts has, when it is a plain In or NotIn of values (no bounds, no
+// Exists), and all alternatives have the same one.
+func sharedRequirement(alts []requirements.Requirements, key string) (requirements.Requirement, bool) {
+	if len(alts) == 0 {
+		return requirements.Requirement{}, false
+	}
+	var r requirements.Requirement
+	for i, alt := range alts {
+		if !alt.Has(key) {
+			return requirements.Requirement{}, false
+		}
+		a := alt.Get(key)
+		switch a.Operator() {
+		case requirements.OpIn, requirements.OpNotIn:
+		default:
+			return requirements.Requirement{}, false
+		}
+		if _, _, _, bounded := a.Bounds(); bounded {
+			return requirements.Requirement{}, false
+		}
+		if i == 0 {
+			r = a
+		} else if a.Operator() != r.Operator() || !slices.Equal(a.Values(), r.Values()) {
+			return requirements.Requirement{}, false
+		}
+	}
+	return r, true
+}
+
+// offersBeyond reports whether a NodePool may launch a node whose value of
+// key r does not allow.
+func (s *solver) offersBeyond(key string, r requirements.Requirement) bool {
+	for _, p := range s.pools {
+		pr := p.reqs.Get(key)
+		if pr.IsEmpty() || p.types.IsEmpty() {
+			continue
+		}
+		if !pr.IsFinite() {
+			if r.IsFinite() {
+				return true
+			}
+			// Both exclude values: beyond unless the pool excludes every
+			// value r does.
+			if slices.ContainsFunc(r.Values(), pr.Has) {
+				return true
+			}
+			continue
+		}
+		if slices.ContainsFunc(pr.Values(), func(v string) bool { return !r.Has(v) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// existingBeyond reports whether an existing node has a value of key that
+// r does not allow.
+func (s *solver) existingBeyond(key string, r requirements.Requirement) bool {
+	for _, n := range s.existing {
+		if v, ok := n.labels[key]; ok && !r.Has(v) {
+			return true
+		}
+	}
+	return false
+}
