@@ -25,7 +25,13 @@ import (
 // also plans the same input with its targets given one more preference: a
 // ScheduleAnyway spread of their own class over that key (maxSkew 1), which
 // the plan honours while it costs no pod; finished too, that plan replaces
-// the first only when it places more pods. The added preference is the
+// the first only when it places more pods. The plan's policy may still drop
+// such a preference where honouring it costs more (a target's cheap nodes
+// are all in one zone); when the plan does not place more pods, the same
+// spread is made DoNotSchedule, and that plan is kept when it places more
+// and every target (else a target would be refused for a rule not its own).
+// The added spread only narrows where targets go, so its plan binds as any
+// does: kube-scheduler never sees the rule. The added preference is the
 // plan's own device, not the pods': it is never reported as relaxed
 // (relaxations are judged on the pods' own rules).
 
@@ -45,7 +51,22 @@ func (best *solver) orTargetsSpread(pods []*corev1.Pod, nodePools []nodepool.Nod
 	c := cfg
 	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
 	c.spreadTargets = spread
-	return best.orFinishedReplan(pods, nodePools, catalog, c)
+	v, err := best.orFinishedReplan(pods, nodePools, catalog, c)
+	if err != nil || v != best {
+		return v, err
+	}
+	c.spreadTargetsHard = true
+	if v, err = best.orFinishedReplan(pods, nodePools, catalog, c); err != nil || v == best {
+		return v, err
+	}
+	// A pod the hard plan leaves unplaced would be refused for a rule that
+	// is not its own: the plan is kept only when it places every target.
+	for _, cl := range v.classes {
+		if cl.invalid == nil && len(cl.pods) > 0 && spread[cl.pods[0].name] != "" && !allPlaced(cl.pods) {
+			return best, nil
+		}
+	}
+	return v, nil
 }
 
 // targetsToSpread maps the first pod of each target class to spread to the
@@ -121,6 +142,10 @@ func (s *solver) spreadTargets() {
 	if len(s.cfg.spreadTargets) == 0 {
 		return
 	}
+	when := corev1.ScheduleAnyway
+	if s.cfg.spreadTargetsHard {
+		when = corev1.DoNotSchedule
+	}
 	for _, c := range s.classes {
 		if c.invalid != nil || len(c.pods) == 0 || len(c.labels) == 0 {
 			continue
@@ -130,7 +155,7 @@ func (s *solver) spreadTargets() {
 			continue
 		}
 		c.topoSpec.Spread = append(slices.Clone(c.topoSpec.Spread), corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway,
+			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: when,
 			LabelSelector: &metav1.LabelSelector{MatchLabels: maps.Clone(c.labels)},
 		})
 	}
