@@ -36,9 +36,28 @@ import (
 // input with every preference cfg keeps but does not Honor dropped from the
 // start, when that places more pods; else best.
 func (best *solver) orPreferencesDropped(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if len(best.pending) > fallbackMaxPods || !(best.preferencesMayCostLimits() || best.preferencesMayCostFollowers()) {
+	if len(best.pending) > fallbackMaxPods || !best.preferencesMayCostLimits() {
 		return best, nil
 	}
+	return best.withPreferencesDroppedReplan(pods, nodePools, catalog, cfg)
+}
+
+// orPreferencesDroppedForFollowers is orPreferencesDropped for followers of
+// a pod-affinity target left unplaced while pods keep topology preferences
+// (preferencesMayCostFollowers). It comes after the other fallbacks (held
+// owners, targets spread), which keep the preferences: it is kept only when
+// it places more than they do.
+func (best *solver) orPreferencesDroppedForFollowers(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods || !best.preferencesMayCostFollowers() {
+		return best, nil
+	}
+	return best.withPreferencesDroppedReplan(pods, nodePools, catalog, cfg)
+}
+
+// withPreferencesDroppedReplan returns the plan of the same input with the
+// preferences cfg keeps but does not Honor dropped, when it places more
+// pods than best; else best.
+func (best *solver) withPreferencesDroppedReplan(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	loose, ok := cfg.withPreferencesDropped()
 	if !ok {
 		return best, nil
