@@ -80,6 +80,9 @@ type prefTerm struct {
 	weight int32
 	reqs   requirements.Requirements
 	desc   string
+	// device marks a term the plan added (targetdomains.go): honoured
+	// like the pod's own, never reported as relaxed.
+	device bool
 }
 
 type step struct {
@@ -401,6 +404,9 @@ func (s *solver) derivePreferences(c *class) {
 	karp := s.cfg.karpenterRelaxation
 	c.singlePref = karp
 	s.keepPreferredNodeTerms(c, karp)
+	if pt, ok := s.followerDomainTerm(c); ok {
+		c.prefs = append(c.prefs, pt)
+	}
 	s.assignSteps(c, s.preferenceCandidates(c, karp))
 	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
 		c.ignoreTaintPref = true

@@ -190,6 +190,10 @@ type config struct {
 	spreadTargets map[string]string
 	// spreadTargetsHard makes those added spreads DoNotSchedule.
 	spreadTargetsHard bool
+	// targetDomains maps the first pod of each target class that gets an
+	// added preferred node-affinity term for its followers' domains to
+	// that requirement (targetdomains.go).
+	targetDomains map[string]requirements.Requirement
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

@@ -149,6 +149,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.orTargetsSpread(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
+	if best, err = best.orTargetsToFollowerDomains(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
 	if best, err = best.orPreferencesDroppedForFollowers(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}

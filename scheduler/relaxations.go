@@ -287,7 +287,7 @@ func (s *solver) brokenNodeTerms(c *class, n *topology.Node) []string {
 	var out []string
 	for _, terms := range [][]prefTerm{c.prefs, c.unkept} {
 		for _, pt := range terms {
-			if !pt.reqs.Matches(n.Labels) {
+			if !pt.device && !pt.reqs.Matches(n.Labels) {
 				out = append(out, pt.desc)
 			}
 		}

@@ -1,0 +1,137 @@
+package scheduler
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// Targets in the domain their followers select. A follower whose required
+// pod affinity on a key other than hostname names a target, and whose own
+// node requirements hold that key to a few values (a nodeSelector on one
+// zone), can only go where a target pod runs in one of those values. The
+// targets are placed first, each in the domain cheapest for it or the one
+// its own spread leaves (two replicas spread over zones take the first two
+// zones), with nothing pointing them at the followers' values: the
+// followers then find no target pod in a domain they can enter (7307: both
+// replicas in us-east-1a and -1b, the followers select us-east-1c).
+//
+// So when the finished plan leaves such followers unplaced, Solve also
+// plans the same input with the targets given one more preference: a
+// preferred node-affinity term, the lightest of all, for the values their
+// followers select. The plan honours it while it can (the first replica
+// goes to us-east-1c, the second where the spread sends it); finished too,
+// that plan replaces the first only when it places more pods. The term is
+// the plan's own device: it is never reported as relaxed (relaxations are
+// judged on the pods' own rules).
+
+// orTargetsToFollowerDomains returns, in place of best, the plan of the
+// same input with the targets of best's unplaced followers preferring the
+// followers' domains (above), when it places more pods; else best.
+func (best *solver) orTargetsToFollowerDomains(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods {
+		return best, nil
+	}
+	want := best.followerDomains()
+	if len(want) == 0 {
+		return best, nil
+	}
+	c := cfg
+	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	c.targetDomains = want
+	return best.orFinishedReplan(pods, nodePools, catalog, c)
+}
+
+// followerDomains maps the first pod of each target class to the
+// requirement of the values its unplaced followers select on the key of
+// their required pod affinity to it (the union of their In values; a
+// target named by followers on several keys keeps the first key, in class
+// order), and, where such a target has a required pod affinity on that key
+// itself, its own targets too; nil when there is none.
+func (s *solver) followerDomains() map[string]requirements.Requirement {
+	var out map[string]requirements.Requirement
+	for _, c := range s.classes {
+		if c.invalid != nil || len(c.targets) == 0 || allPlaced(c.pods) || c.sample.Spec.Affinity == nil || c.sample.Spec.Affinity.PodAffinity == nil {
+			continue
+		}
+		for _, term := range c.sample.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			key := s.schema.Normalize(term.TopologyKey)
+			if key == requirements.LabelHostname || term.LabelSelector == nil {
+				continue
+			}
+			r, ok := sharedRequirement(c.alts, key)
+			if !ok || !r.IsFinite() {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+			if err != nil {
+				continue
+			}
+			for _, t := range c.targets {
+				if t.invalid != nil || len(t.pods) == 0 || !sel.Matches(labels.Set(t.labels)) {
+					continue
+				}
+				if out == nil {
+					out = map[string]requirements.Requirement{}
+				}
+				addFollowerDomain(out, t, key, r)
+			}
+		}
+	}
+	return out
+}
+
+// addFollowerDomain adds r's values on key to t's entry, and to the entries
+// of t's own targets when t has a required pod affinity on key.
+func addFollowerDomain(out map[string]requirements.Requirement, t *class, key string, r requirements.Requirement) {
+	name := t.pods[0].name
+	if prev, ok := out[name]; ok {
+		if prev.Key() != key {
+			return
+		}
+		vals := slices.Sorted(maps.Keys(setOf(append(slices.Clone(prev.Values()), r.Values()...))))
+		if slices.Equal(vals, prev.Values()) {
+			return // seen: no new value (also ends cycles)
+		}
+		r = requirements.In(key, vals...)
+	}
+	out[name] = r
+	if requiredAffinityOn(t.sample, key) {
+		for _, u := range t.targets {
+			if u.invalid == nil && len(u.pods) > 0 {
+				addFollowerDomain(out, u, key, r)
+			}
+		}
+	}
+}
+
+// setOf is the set of vs.
+func setOf(vs []string) map[string]bool {
+	m := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		m[v] = true
+	}
+	return m
+}
+
+// followerDomainTerm is the preferred node-affinity term config.targetDomains
+// gives class c (the lightest of its terms), if any.
+func (s *solver) followerDomainTerm(c *class) (prefTerm, bool) {
+	if len(s.cfg.targetDomains) == 0 || len(c.pods) == 0 {
+		return prefTerm{}, false
+	}
+	r, ok := s.cfg.targetDomains[c.pods[0].name]
+	if !ok {
+		return prefTerm{}, false
+	}
+	reqs := requirements.NewRequirements(r)
+	return prefTerm{weight: 1, reqs: reqs, desc: fmt.Sprintf("followers' domain: %s", reqs), device: true}, true
+}
