@@ -129,12 +129,15 @@ func effectiveTaints(n *corev1.Node, startup []corev1.Taint) []corev1.Taint {
 }
 
 // podVectors returns each pod's requests (podrequests.OfPod) as a vector
-// of dims, from m when m is not nil.
-func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
-	out := make([]binpack.Vec, len(pods))
+// of dims, from m when m is not nil. The vectors are shared: callers read
+// them.
+func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []*binpack.Vec {
+	out := make([]*binpack.Vec, len(pods))
 	if m == nil {
+		slab := make([]binpack.Vec, len(pods))
 		for i, p := range pods {
-			out[i], _ = dims.Vector(m.podRequests(p))
+			slab[i], _ = dims.Vector(m.podRequests(p))
+			out[i] = &slab[i]
 		}
 		return out
 	}
@@ -143,9 +146,9 @@ func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
 	m.mu.Lock()
 	vecs := m.podVecs[dk]
 	if vecs == nil {
-		vecs = map[*corev1.Pod]binpack.Vec{}
+		vecs = map[*corev1.Pod]*binpack.Vec{}
 		if m.podVecs == nil {
-			m.podVecs = map[string]map[*corev1.Pod]binpack.Vec{}
+			m.podVecs = map[string]map[*corev1.Pod]*binpack.Vec{}
 		}
 		m.podVecs[dk] = vecs
 	}
@@ -160,8 +163,10 @@ func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
 	if len(missing) == 0 {
 		return out
 	}
-	for _, i := range missing {
-		out[i], _ = dims.Vector(m.podRequests(pods[i]))
+	slab := make([]binpack.Vec, len(missing)) // one allocation for the new vectors
+	for j, i := range missing {
+		slab[j], _ = dims.Vector(m.podRequests(pods[i]))
+		out[i] = &slab[j]
 	}
 	m.mu.Lock()
 	for _, i := range missing {

@@ -7,6 +7,7 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -97,6 +98,69 @@ func TestWithMemoKeepsInvalidPods(t *testing.T) {
 		}
 		if res.Summary.Scheduled != 1 {
 			t.Errorf("run %d: %d pods scheduled, want 1", run, res.Summary.Scheduled)
+		}
+	}
+}
+
+// TestWithMemoAndPreparedSamePlan is TestWithMemoSamePlan with each
+// catalog prepared once (WithPrepared), so that the Memo keeps each
+// NodePool's types and DaemonSet overhead (by catalog, DaemonSets and
+// template) for cases with other NodePools and DaemonSets.
+func TestWithMemoAndPreparedSamePlan(t *testing.T) {
+	cats := propertyCatalogs(t)
+	prepared := preparedCatalogs(t, cats)
+	memo := scheduler.NewMemo()
+	cases := 40
+	if testing.Short() {
+		cases = 10
+	}
+	for i := range cases {
+		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
+			t.Parallel()
+			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
+			want := planJSON(t, in)
+			for run := range 2 {
+				got := planJSON(t, in, scheduler.WithMemo(memo), scheduler.WithPrepared(prepared[in.catalog.name]))
+				if diff := gocmp.Diff(want, got); diff != "" {
+					t.Errorf("run %d: plan with a Memo and a prepared catalog differs (-without +with):\n%s", run, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestWithMemoPoolsPerTemplate solves one pod on one prepared catalog with
+// one Memo under a NodePool whose DaemonSet takes 3 of the type's 4 cpu,
+// then under the same NodePool tainted (the DaemonSet does not tolerate
+// it, the pod does), then with no DaemonSet: the pod fits no node only the
+// first time, whatever the Memo kept of the pool before.
+func TestWithMemoPoolsPerTemplate(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	prep, err := scheduler.Prepare(cat)
+	require.NoError(t, err)
+	memo := scheduler.NewMemo()
+	pods := []*corev1.Pod{testutil.Pod("a").CPU("2").Toleration("dedicated", corev1.TolerationOpEqual, "x", corev1.TaintEffectNoSchedule).Obj()}
+	ds := testutil.DaemonSet("agent", testutil.Pod("agent").CPU("3").Obj())
+	plain := testutil.NodePool("default").Obj()
+	tainted := testutil.NodePool("default").Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()
+	for _, c := range []struct {
+		name   string
+		pool   nodepool.NodePool
+		ds     []*appsv1.DaemonSet
+		placed int
+	}{
+		{"daemonset takes the room", plain, []*appsv1.DaemonSet{ds}, 0},
+		{"taint keeps the daemonset off", tainted, []*appsv1.DaemonSet{ds}, 1},
+		{"no daemonset", plain, nil, 1},
+		{"daemonset again", plain, []*appsv1.DaemonSet{ds}, 0},
+	} {
+		res, err := scheduler.Solve(pods, []nodepool.NodePool{c.pool}, cat, scheduler.WithMemo(memo), scheduler.WithPrepared(prep),
+			scheduler.WithDaemonSets(c.ds))
+		require.NoError(t, err)
+		if res.Summary.Scheduled != c.placed {
+			t.Errorf("%s: %d pods scheduled, want %d", c.name, res.Summary.Scheduled, c.placed)
 		}
 	}
 }

@@ -180,8 +180,29 @@ func (s *solver) prepareDaemonSets() error {
 // types and their DaemonSet overhead, its preferences, minValues and
 // limits, and its requirements narrowed to what its types offer.
 func (s *solver) newPool(i int, t nodepool.Template) *pool {
-	n := s.idx.Len()
 	p := &pool{idx: i, tmpl: t, nodesLeft: -1}
+	pt := s.poolTypesOf(t)
+	p.types, p.usable, p.ds, p.dsSets = pt.types, pt.usable, pt.ds, pt.dsSets
+	p.noTypes, p.noTypesDS = pt.noTypes, pt.noTypesDS
+	p.zones, p.cts, p.reqs = pt.zones, pt.cts, pt.reqs
+	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
+	for r := range t.Requirements.All() {
+		if r.MinValues() > 0 {
+			p.minValues = append(p.minValues, r)
+		}
+	}
+	s.poolLimits(p)
+	if p.types.IsEmpty() && p.noTypes == "" {
+		p.noTypes = "no instance type satisfies the NodePool's requirements"
+	}
+	return p
+}
+
+// newPoolTypes derives what newPool takes from the template, the catalog
+// and the DaemonSets alone (memo_pools.go).
+func (s *solver) newPoolTypes(t nodepool.Template) *poolTypes {
+	n := s.idx.Len()
+	p := &pool{tmpl: t}
 	p.types = s.idx.Filter(t.Requirements)
 	if key, empty := t.Requirements.Empty(); empty {
 		p.types = binpack.NewTypeSet(n)
@@ -196,18 +217,9 @@ func (s *solver) newPool(i int, t nodepool.Template) *pool {
 		p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
 		p.noTypesDS = true
 	}
-	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
-	for r := range t.Requirements.All() {
-		if r.MinValues() > 0 {
-			p.minValues = append(p.minValues, r)
-		}
-	}
-	s.poolLimits(p)
 	s.poolOfferings(p)
-	if p.types.IsEmpty() && p.noTypes == "" {
-		p.noTypes = "no instance type satisfies the NodePool's requirements"
-	}
-	return p
+	return &poolTypes{types: p.types, usable: p.usable, ds: p.ds, dsSets: p.dsSets, noTypes: p.noTypes, noTypesDS: p.noTypesDS,
+		zones: p.zones, cts: p.cts, reqs: p.reqs}
 }
 
 // poolOfferings sets the zones and capacity types the pool's types offer
@@ -398,7 +410,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 		byName[n.Name] = en
 		s.existing = append(s.existing, en)
 	}
-	var eps []topology.ExistingPod
+	eps := make([]topology.ExistingPod, 0, len(s.cfg.boundPods))
 	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
 	vecs := s.cfg.memo.podVectors(s.cfg.boundPods, s.dims)
@@ -483,8 +495,8 @@ func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto 
 // holdBoundPod takes a bound pod's requests and host ports off its node,
 // notes which DaemonSets already run there, and returns the pod as
 // topology sees it.
-func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, v binpack.Vec, dsRunning map[string]map[string]bool) topology.ExistingPod {
-	en.free = en.free.Sub(v)
+func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, v *binpack.Vec, dsRunning map[string]map[string]bool) topology.ExistingPod {
+	en.free = en.free.Sub(*v)
 	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
 	for _, name := range kube.DaemonSetOwners(bp) {
 		if dsRunning[en.name] == nil {
