@@ -26,7 +26,8 @@ import (
 // selector's address), the volume index of the last volume objects
 // given, and each NodePool's instance types with their DaemonSet overhead
 // (by the prepared catalog, the DaemonSets' addresses and the NodePool's
-// requirements and taints). A caller that solves many times
+// requirements and taints), and the last lists of DaemonSets, volumes and
+// namespaces that passed Solve's checks. A caller that solves many times
 // over mostly the same node and pod objects (a disruption planner
 // simulating moves over the cluster) passes one Memo to each Solve with
 // [WithMemo], and Solve then derives those facts once per object rather
@@ -59,6 +60,9 @@ type Memo struct {
 	// poolTypes is what newPool derives from a template, the catalog and
 	// the DaemonSets (memo_pools.go).
 	poolTypes map[poolMemoKey]*poolTypes
+	// lists are the last DaemonSets, volumes and namespaces that passed
+	// Solve's checks (memo_lists.go).
+	lists *checkedLists
 }
 
 // NewMemo returns an empty Memo.

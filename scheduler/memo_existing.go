@@ -3,7 +3,9 @@ package scheduler
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -37,6 +39,38 @@ type nodeProto struct {
 	// taints and topo are set when initialized.
 	taints []corev1.Taint
 	topo   *topology.Node
+	// runs is, for the last DaemonSets asked about, which run on the node
+	// (initialized nodes: daemonRuns).
+	runs atomic.Pointer[daemonRuns]
+}
+
+// daemonRuns says which of a list of DaemonSets run on a node.
+type daemonRuns struct {
+	daemonSets []*appsv1.DaemonSet
+	runs       []bool
+}
+
+// daemonRuns returns, per DaemonSet of the solve, whether it runs on en
+// (nodepool.DaemonSet.RunsOn), kept on en's proto when the solve has a
+// Memo and en is initialised (its labels and taints are then the proto's);
+// nil otherwise.
+func (s *solver) daemonRuns(en *existingNode) []bool {
+	p := en.proto
+	if s.cfg.memo == nil || p == nil || !p.initialized || len(s.daemonSets) == 0 {
+		return nil
+	}
+	if r := p.runs.Load(); r != nil && slices.Equal(r.daemonSets, s.cfg.daemonSets) {
+		return r.runs
+	}
+	if s.dsList == nil {
+		s.dsList = slices.Clone(s.cfg.daemonSets)
+	}
+	r := &daemonRuns{daemonSets: s.dsList, runs: make([]bool, len(s.daemonSets))}
+	for i, ds := range s.daemonSets {
+		r.runs[i] = ds.RunsOn(en.labels, en.taints)
+	}
+	p.runs.Store(r)
+	return r.runs
 }
 
 type protoKey struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/testutil"
@@ -161,6 +162,44 @@ func TestWithMemoPoolsPerTemplate(t *testing.T) {
 		require.NoError(t, err)
 		if res.Summary.Scheduled != c.placed {
 			t.Errorf("%s: %d pods scheduled, want %d", c.name, res.Summary.Scheduled, c.placed)
+		}
+	}
+}
+
+// TestWithMemoChecksChangedLists solves with one Memo and lists of
+// DaemonSets, volumes and namespaces that pass, then with a PVC given
+// twice, a DaemonSet given twice and a namespace without a name, then the
+// good lists again: the Memo remembers only lists that passed, so each bad
+// list is an error and the good ones are not.
+func TestWithMemoChecksChangedLists(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	pods := []*corev1.Pod{testutil.Pod("a").CPU("1").Obj()}
+	pools := []nodepool.NodePool{testutil.NodePool("default").Obj()}
+	ds := testutil.DaemonSet("agent", testutil.Pod("agent").CPU("100m").Obj())
+	pvc := testutil.PVC("data", "", "zonal")
+	class := testutil.WaitForFirstConsumerClass("zonal", "z1")
+	ns := &corev1.Namespace{}
+	ns.Name = "default"
+	dss := scheduler.WithDaemonSets([]*appsv1.DaemonSet{ds})
+	vols := scheduler.WithVolumes([]*corev1.PersistentVolumeClaim{pvc}, nil, []*storagev1.StorageClass{class})
+	nss := scheduler.WithNamespaces([]*corev1.Namespace{ns})
+	memo := scheduler.NewMemo()
+	solve := func(opts ...scheduler.Option) error {
+		_, err := scheduler.Solve(pods, pools, cat, append(opts, scheduler.WithMemo(memo))...)
+		return err
+	}
+	for run := range 2 {
+		require.NoError(t, solve(dss, vols, nss), "run %d: good lists", run)
+		for name, opts := range map[string][]scheduler.Option{
+			"pvc twice":         {dss, scheduler.WithVolumes([]*corev1.PersistentVolumeClaim{pvc, pvc}, nil, []*storagev1.StorageClass{class}), nss},
+			"daemonset twice":   {scheduler.WithDaemonSets([]*appsv1.DaemonSet{ds, ds}), vols, nss},
+			"unnamed namespace": {dss, vols, scheduler.WithNamespaces([]*corev1.Namespace{ns, {}})},
+		} {
+			if err := solve(opts...); err == nil {
+				t.Errorf("run %d: %s is no error", run, name)
+			}
 		}
 	}
 }

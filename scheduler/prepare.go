@@ -102,7 +102,8 @@ type existingNode struct {
 	pool     *pool
 	topo     *topology.Node
 	placed   []*pending
-	cordoned bool // spec.unschedulable (taints holds the matching taint)
+	cordoned bool       // spec.unschedulable (taints holds the matching taint)
+	proto    *nodeProto // what the node object gives (memo_existing.go)
 }
 
 // preparePools builds the DaemonSets and the pools, in the order of pools
@@ -471,7 +472,7 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 // and its allocatable (capacity when none is reported), from its proto.
 func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto *nodeProto) *existingNode {
 	f := proto.facts
-	*en = existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values}
+	*en = existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto}
 	var startup []corev1.Taint
 	for _, p := range s.pools {
 		if p.tmpl.Name == proto.poolName {
@@ -522,11 +523,18 @@ func (s *solver) expectDaemonSets(dsRunning map[string]map[string]bool) {
 	}
 	for _, en := range s.existing {
 		running := dsRunning[en.name]
+		runs := s.daemonRuns(en)
 		for i, ds := range s.daemonSets {
 			if running[keys[i]] {
 				continue
 			}
-			if ds.RunsOn(en.labels, en.taints) {
+			var on bool
+			if runs != nil {
+				on = runs[i]
+			} else {
+				on = ds.RunsOn(en.labels, en.taints)
+			}
+			if on {
 				en.free = en.free.Sub(s.dsVecs[i])
 				en.ports = append(en.ports, ds.HostPorts()...)
 			}
