@@ -42,8 +42,11 @@ type model struct {
 	names map[string]bool
 	// version changes whenever a command is applied.
 	version int
-	stats   Stats
-	cache   failCache
+	// consCands are the consolidation candidates of the version
+	// (consolidationCandidates).
+	consCands consCands
+	stats     Stats
+	cache     failCache
 	// anti are the cluster's required anti-affinity terms, grouped, as of
 	// antiVersion-1.
 	anti        []*antiGroup

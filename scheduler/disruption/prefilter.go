@@ -171,6 +171,16 @@ func (p *pod) placeRequests() corev1.ResourceList {
 	return p.placeReq
 }
 
+// placeVec is toVec of the pod's placeRequests, made once per pod (shared:
+// callers read it; m.mu held).
+func (m *model) placeVec(p *pod) (vec, bool) {
+	if !p.placeKnown {
+		p.placeV, p.placeOK = m.toVec(p.placeRequests())
+		p.placeKnown = true
+	}
+	return p.placeV, p.placeOK
+}
+
 // cannotReplace is the check above for a consolidation of the candidates
 // under Karpenter's rules (nil: simulate). Safe to call from simulations
 // running in parallel.
@@ -249,7 +259,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 	var out need
 	for _, c := range cands {
 		for _, p := range c.movable {
-			v, ok := m.toVec(p.placeRequests())
+			v, ok := m.placeVec(p)
 			if !ok {
 				return need{}, false
 			}

@@ -444,7 +444,7 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 	var order []string
 	classes := map[string]*class{}
 	for _, sp := range pods {
-		v, ok := m.toVec(sp.p.placeRequests())
+		v, ok := m.placeVec(sp.p)
 		if !ok {
 			return func(*node) bool { return true }
 		}
