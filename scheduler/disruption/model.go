@@ -131,8 +131,10 @@ type node struct {
 	// sel holds the pods each selector picks, by compiled key (see
 	// nodeSel); bind drops it too.
 	sel map[string][]*pod
-	// relMark is relevant's mark (selindex.go).
+	// relMark is relevant's mark (selindex.go), relPods the node's pods
+	// relevant picked at that mark.
 	relMark int
+	relPods []*pod
 }
 
 // newModel checks the input and builds the model.
