@@ -135,6 +135,9 @@ type node struct {
 	// relevant picked at that mark.
 	relMark int
 	relPods []*pod
+	// roomAt is the node's index in the nodes of the roomState of
+	// version roomVersion-1 (rooms; 0: none).
+	roomAt, roomVersion int
 }
 
 // newModel checks the input and builds the model.
