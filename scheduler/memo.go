@@ -51,7 +51,7 @@ type Memo struct {
 	selectors *topology.Selectors
 	// protos and podVecs are what prepareExisting derives from one node
 	// or bound pod (memo_existing.go).
-	protos  map[protoKey]*nodeProto
+	protos  map[protoSet]map[*corev1.Node]*nodeProto
 	podVecs map[string]map[*corev1.Pod]*binpack.Vec // by dimsKey
 	// pending is what Solve derives from a pending pod (memo_pods.go).
 	pending map[*corev1.Pod]pendingFacts
@@ -81,9 +81,12 @@ func (m *Memo) Len() int {
 	n := m.selectors.Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.protos) + len(m.pending) + len(m.poolTypes) + n
+	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.pending) + len(m.poolTypes) + n
 	for _, vecs := range m.podVecs {
 		total += len(vecs)
+	}
+	for _, protos := range m.protos {
+		total += len(protos)
 	}
 	return total
 }

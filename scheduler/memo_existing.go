@@ -73,8 +73,10 @@ func (s *solver) daemonRuns(en *existingNode) []bool {
 	return r.runs
 }
 
-type protoKey struct {
-	node   *corev1.Node
+// protoSet is what a node's proto depends on beside the node: the schema
+// and the dimensions (by dimsKey). The Memo keeps the protos of each set by
+// node, so that a lookup hashes a pointer.
+type protoSet struct {
 	schema requirements.Schema
 	dims   string
 }
@@ -104,14 +106,20 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 	dk := dimsKey(dims)
 	var missing []int
 	m.mu.Lock()
-	if m.protos == nil {
-		m.protos = map[protoKey]*nodeProto{}
+	set := protoSet{schema, dk}
+	protos := m.protos[set]
+	if protos == nil {
+		protos = map[*corev1.Node]*nodeProto{}
+		if m.protos == nil {
+			m.protos = map[protoSet]map[*corev1.Node]*nodeProto{}
+		}
+		m.protos[set] = protos
 	}
 	for i, n := range nodes {
 		if n == nil {
 			continue
 		}
-		if out[i] = m.protos[protoKey{n, schema, dk}]; out[i] == nil {
+		if out[i] = protos[n]; out[i] == nil {
 			missing = append(missing, i)
 		}
 	}
@@ -124,7 +132,7 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 	}
 	m.mu.Lock()
 	for _, i := range missing {
-		m.protos[protoKey{nodes[i], schema, dk}] = out[i]
+		protos[nodes[i]] = out[i]
 	}
 	m.mu.Unlock()
 	return out

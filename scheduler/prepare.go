@@ -397,10 +397,10 @@ func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 // pods bound to them. It returns the pods of nodes being deleted, which
 // need a new home, as pending pods.
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
-	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
+	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
 		n := e.n
 		if n.DeletionTimestamp != nil {
@@ -408,9 +408,12 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			continue
 		}
 		en := s.newExistingNode(&slab[i], i, n, e.proto)
-		byName[n.Name] = en
 		s.existing = append(s.existing, en)
+		if e.proto.initialized {
+			initialised++
+		}
 	}
+	byName := existingByName(s.existing, initialised)
 	eps := make([]topology.ExistingPod, 0, len(s.cfg.boundPods))
 	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
@@ -429,12 +432,33 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			}
 			continue
 		}
-		if en, ok := byName[bp.Spec.NodeName]; ok {
+		if en := byName(bp.Spec.NodeName); en != nil {
 			eps = append(eps, s.holdBoundPod(en, bp, vecs[i], dsRunning))
 		}
 	}
 	s.expectDaemonSets(dsRunning)
 	return eps, resched, nil
+}
+
+// existingByName returns a lookup of the nodes by name: nodes are in
+// initialisedFirst's order (the first initialised ones, then the others,
+// each part by name), so a binary search in each part finds a node, and
+// the bound pods of one node, which come together, find it at once.
+func existingByName(nodes []*existingNode, initialised int) func(string) *existingNode {
+	var last *existingNode
+	cmpName := func(en *existingNode, name string) int { return strings.Compare(en.name, name) }
+	return func(name string) *existingNode {
+		if last != nil && last.name == name {
+			return last
+		}
+		for _, part := range [2][]*existingNode{nodes[:initialised], nodes[initialised:]} {
+			if i, ok := slices.BinarySearchFunc(part, name, cmpName); ok {
+				last = part[i]
+				return last
+			}
+		}
+		return nil
+	}
 }
 
 // protoNode is a node with its proto (memo_existing.go).
