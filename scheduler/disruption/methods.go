@@ -136,6 +136,7 @@ func (m *model) consolidationCandidates() (cands, all []*candidate) {
 type consCands struct {
 	version    int
 	cands, all []*candidate
+	totals     map[string]poolTotal // poolTotals of all, once asked
 }
 
 // multiNode is B.8: a binary search over prefixes of the candidates (kept

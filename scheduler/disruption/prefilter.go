@@ -148,7 +148,7 @@ func (m *model) rooms() *roomState {
 	if m.room != nil && m.room.version == m.version {
 		return m.room
 	}
-	rs := &roomState{version: m.version}
+	rs := &roomState{version: m.version, nodes: make([]*node, 0, len(m.nodes)), rooms: make([]vec, 0, len(m.nodes))}
 	for _, n := range m.nodes {
 		if n.deleting {
 			continue
