@@ -85,8 +85,21 @@ type placedAttempt struct {
 	reqID      int32
 }
 
-// existingNode is a node of the cluster that can host pending pods.
+// existingNode is a node of the cluster that can host pending pods, as one
+// plan places pods on it: its room, host ports, NodePool and placements
+// are the plan's own, the rest (nodeBase) is shared by every plan of the
+// solve.
 type existingNode struct {
+	*nodeBase
+	free   binpack.Vec
+	ports  []hostPort
+	pool   *pool
+	placed []*pending
+}
+
+// nodeBase is what an existing node is for every plan of a solve (never
+// written once prepared).
+type nodeBase struct {
 	idx    int
 	name   string
 	node   *corev1.Node
@@ -97,11 +110,7 @@ type existingNode struct {
 	// values gives topology the node's label of a key (shared: nodeFacts).
 	values   func(key string, _ requirements.Requirements) []string
 	taints   []corev1.Taint // taints that apply to new pods
-	free     binpack.Vec
-	ports    []hostPort
-	pool     *pool
 	topo     *topology.Node
-	placed   []*pending
 	cordoned bool       // spec.unschedulable (taints holds the matching taint)
 	proto    *nodeProto // what the node object gives (memo_existing.go)
 }
@@ -400,6 +409,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	deleting := map[string]bool{}
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
+	bases := make([]nodeBase, len(s.cfg.nodes))    // and one for what the plans share
 	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
 		n := e.n
@@ -407,7 +417,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			deleting[n.Name] = true
 			continue
 		}
-		en := s.newExistingNode(&slab[i], i, n, e.proto)
+		en := s.newExistingNode(&slab[i], &bases[i], i, n, e.proto)
 		s.existing = append(s.existing, en)
 		if e.proto.initialized {
 			initialised++
@@ -491,12 +501,14 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 	return es
 }
 
-// newExistingNode prepares, in en, one existing node that is not being deleted:
-// its labels and effective taints as nodepool reads them, its NodePool,
-// and its allocatable (capacity when none is reported), from its proto.
-func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto *nodeProto) *existingNode {
+// newExistingNode prepares, in en and base (what the plans share), one
+// existing node that is not being deleted: its labels and effective taints
+// as nodepool reads them, its NodePool, and its allocatable (capacity when
+// none is reported), from its proto.
+func (s *solver) newExistingNode(en *existingNode, base *nodeBase, i int, n *corev1.Node, proto *nodeProto) *existingNode {
 	f := proto.facts
-	*en = existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto}
+	*base = nodeBase{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto}
+	*en = existingNode{nodeBase: base}
 	var startup []corev1.Taint
 	for _, p := range s.pools {
 		if p.tmpl.Name == proto.poolName {

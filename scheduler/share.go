@@ -84,8 +84,8 @@ func (s *solver) volumes() *topology.Volumes {
 }
 
 // freshInto makes in c a copy of en as prepared, before any placement:
-// what plans write (room, host ports, placements) is its own; labels,
-// requirements, taints and the topology node are shared. With pools, its
+// what plans write (room, host ports, placements) is its own; the rest
+// (nodeBase: labels, requirements, taints, the topology node) is shared. With pools, its
 // pool is the one of pools at its index (another plan's pools).
 func (en *existingNode) freshInto(c *existingNode, pools []*pool) *existingNode {
 	*c = *en
