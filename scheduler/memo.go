@@ -23,15 +23,18 @@ import (
 // taints, so that copies of a node share them), a bound pod's requests (by
 // the pod's address), a pending pod's class key and validity (by its
 // address), the label selectors of pods' topology terms as parsed (by the
-// selector's address), and the volume index of the last volume objects
-// given. A caller that solves many times
+// selector's address), the volume index of the last volume objects
+// given, and each NodePool's instance types with their DaemonSet overhead
+// (by the prepared catalog, the DaemonSets' addresses and the NodePool's
+// requirements and taints), and the last lists of DaemonSets, volumes and
+// namespaces that passed Solve's checks. A caller that solves many times
 // over mostly the same node and pod objects (a disruption planner
 // simulating moves over the cluster) passes one Memo to each Solve with
 // [WithMemo], and Solve then derives those facts once per object rather
 // than once per plan of every call.
 //
-// The caller promises never to modify a node or pod object once a Solve
-// with the Memo has read it, nor a node's labels map or taints (make new
+// The caller promises never to modify a node, pod or DaemonSet object once
+// a Solve with the Memo has read it, nor a node's labels map or taints (make new
 // ones instead). A Memo never changes a plan: Solve gives the same Result
 // with it or without it. Any number of Solves, on any goroutines, may share
 // one. It keeps every object it has seen alive: a caller that keeps making
@@ -48,12 +51,18 @@ type Memo struct {
 	selectors *topology.Selectors
 	// protos and podVecs are what prepareExisting derives from one node
 	// or bound pod (memo_existing.go).
-	protos  map[protoKey]*nodeProto
-	podVecs map[string]map[*corev1.Pod]binpack.Vec // by dimsKey
+	protos  map[protoSet]map[*corev1.Node]*nodeProto
+	podVecs map[string]map[*corev1.Pod]*binpack.Vec // by dimsKey
 	// pending is what Solve derives from a pending pod (memo_pods.go).
 	pending map[*corev1.Pod]pendingFacts
 	// vols is the last volume index made (memo_pods.go).
 	vols *volsEntry
+	// poolTypes is what newPool derives from a template, the catalog and
+	// the DaemonSets (memo_pools.go).
+	poolTypes map[poolMemoKey]*poolTypes
+	// lists are the last DaemonSets, volumes and namespaces that passed
+	// Solve's checks (memo_lists.go).
+	lists *checkedLists
 }
 
 // NewMemo returns an empty Memo.
@@ -72,9 +81,12 @@ func (m *Memo) Len() int {
 	n := m.selectors.Len()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.protos) + len(m.pending) + n
+	total := len(m.nodes) + len(m.valid) + len(m.pods) + len(m.pvs) + len(m.pending) + len(m.poolTypes) + n
 	for _, vecs := range m.podVecs {
 		total += len(vecs)
+	}
+	for _, protos := range m.protos {
+		total += len(protos)
 	}
 	return total
 }

@@ -3,7 +3,9 @@ package scheduler
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -37,10 +39,44 @@ type nodeProto struct {
 	// taints and topo are set when initialized.
 	taints []corev1.Taint
 	topo   *topology.Node
+	// runs is, for the last DaemonSets asked about, which run on the node
+	// (initialized nodes: daemonRuns).
+	runs atomic.Pointer[daemonRuns]
 }
 
-type protoKey struct {
-	node   *corev1.Node
+// daemonRuns says which of a list of DaemonSets run on a node.
+type daemonRuns struct {
+	daemonSets []*appsv1.DaemonSet
+	runs       []bool
+}
+
+// daemonRuns returns, per DaemonSet of the solve, whether it runs on en
+// (nodepool.DaemonSet.RunsOn), kept on en's proto when the solve has a
+// Memo and en is initialised (its labels and taints are then the proto's);
+// nil otherwise.
+func (s *solver) daemonRuns(en *existingNode) []bool {
+	p := en.proto
+	if s.cfg.memo == nil || p == nil || !p.initialized || len(s.daemonSets) == 0 {
+		return nil
+	}
+	if r := p.runs.Load(); r != nil && slices.Equal(r.daemonSets, s.cfg.daemonSets) {
+		return r.runs
+	}
+	if s.dsList == nil {
+		s.dsList = slices.Clone(s.cfg.daemonSets)
+	}
+	r := &daemonRuns{daemonSets: s.dsList, runs: make([]bool, len(s.daemonSets))}
+	for i, ds := range s.daemonSets {
+		r.runs[i] = ds.RunsOn(en.labels, en.taints)
+	}
+	p.runs.Store(r)
+	return r.runs
+}
+
+// protoSet is what a node's proto depends on beside the node: the schema
+// and the dimensions (by dimsKey). The Memo keeps the protos of each set by
+// node, so that a lookup hashes a pointer.
+type protoSet struct {
 	schema requirements.Schema
 	dims   string
 }
@@ -70,14 +106,20 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 	dk := dimsKey(dims)
 	var missing []int
 	m.mu.Lock()
-	if m.protos == nil {
-		m.protos = map[protoKey]*nodeProto{}
+	set := protoSet{schema, dk}
+	protos := m.protos[set]
+	if protos == nil {
+		protos = map[*corev1.Node]*nodeProto{}
+		if m.protos == nil {
+			m.protos = map[protoSet]map[*corev1.Node]*nodeProto{}
+		}
+		m.protos[set] = protos
 	}
 	for i, n := range nodes {
 		if n == nil {
 			continue
 		}
-		if out[i] = m.protos[protoKey{n, schema, dk}]; out[i] == nil {
+		if out[i] = protos[n]; out[i] == nil {
 			missing = append(missing, i)
 		}
 	}
@@ -90,7 +132,7 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 	}
 	m.mu.Lock()
 	for _, i := range missing {
-		m.protos[protoKey{nodes[i], schema, dk}] = out[i]
+		protos[nodes[i]] = out[i]
 	}
 	m.mu.Unlock()
 	return out
@@ -129,12 +171,15 @@ func effectiveTaints(n *corev1.Node, startup []corev1.Taint) []corev1.Taint {
 }
 
 // podVectors returns each pod's requests (podrequests.OfPod) as a vector
-// of dims, from m when m is not nil.
-func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
-	out := make([]binpack.Vec, len(pods))
+// of dims, from m when m is not nil. The vectors are shared: callers read
+// them.
+func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []*binpack.Vec {
+	out := make([]*binpack.Vec, len(pods))
 	if m == nil {
+		slab := make([]binpack.Vec, len(pods))
 		for i, p := range pods {
-			out[i], _ = dims.Vector(m.podRequests(p))
+			slab[i], _ = dims.Vector(m.podRequests(p))
+			out[i] = &slab[i]
 		}
 		return out
 	}
@@ -143,9 +188,9 @@ func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
 	m.mu.Lock()
 	vecs := m.podVecs[dk]
 	if vecs == nil {
-		vecs = map[*corev1.Pod]binpack.Vec{}
+		vecs = map[*corev1.Pod]*binpack.Vec{}
 		if m.podVecs == nil {
-			m.podVecs = map[string]map[*corev1.Pod]binpack.Vec{}
+			m.podVecs = map[string]map[*corev1.Pod]*binpack.Vec{}
 		}
 		m.podVecs[dk] = vecs
 	}
@@ -160,8 +205,10 @@ func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []binpack.Vec {
 	if len(missing) == 0 {
 		return out
 	}
-	for _, i := range missing {
-		out[i], _ = dims.Vector(m.podRequests(pods[i]))
+	slab := make([]binpack.Vec, len(missing)) // one allocation for the new vectors
+	for j, i := range missing {
+		slab[j], _ = dims.Vector(m.podRequests(pods[i]))
+		out[i] = &slab[j]
 	}
 	m.mu.Lock()
 	for _, i := range missing {

@@ -7,7 +7,9 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/testutil"
@@ -97,6 +99,107 @@ func TestWithMemoKeepsInvalidPods(t *testing.T) {
 		}
 		if res.Summary.Scheduled != 1 {
 			t.Errorf("run %d: %d pods scheduled, want 1", run, res.Summary.Scheduled)
+		}
+	}
+}
+
+// TestWithMemoAndPreparedSamePlan is TestWithMemoSamePlan with each
+// catalog prepared once (WithPrepared), so that the Memo keeps each
+// NodePool's types and DaemonSet overhead (by catalog, DaemonSets and
+// template) for cases with other NodePools and DaemonSets.
+func TestWithMemoAndPreparedSamePlan(t *testing.T) {
+	cats := propertyCatalogs(t)
+	prepared := preparedCatalogs(t, cats)
+	memo := scheduler.NewMemo()
+	cases := 40
+	if testing.Short() {
+		cases = 10
+	}
+	for i := range cases {
+		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
+			t.Parallel()
+			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
+			want := planJSON(t, in)
+			for run := range 2 {
+				got := planJSON(t, in, scheduler.WithMemo(memo), scheduler.WithPrepared(prepared[in.catalog.name]))
+				if diff := gocmp.Diff(want, got); diff != "" {
+					t.Errorf("run %d: plan with a Memo and a prepared catalog differs (-without +with):\n%s", run, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestWithMemoPoolsPerTemplate solves one pod on one prepared catalog with
+// one Memo under a NodePool whose DaemonSet takes 3 of the type's 4 cpu,
+// then under the same NodePool tainted (the DaemonSet does not tolerate
+// it, the pod does), then with no DaemonSet: the pod fits no node only the
+// first time, whatever the Memo kept of the pool before.
+func TestWithMemoPoolsPerTemplate(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	prep, err := scheduler.Prepare(cat)
+	require.NoError(t, err)
+	memo := scheduler.NewMemo()
+	pods := []*corev1.Pod{testutil.Pod("a").CPU("2").Toleration("dedicated", corev1.TolerationOpEqual, "x", corev1.TaintEffectNoSchedule).Obj()}
+	ds := testutil.DaemonSet("agent", testutil.Pod("agent").CPU("3").Obj())
+	plain := testutil.NodePool("default").Obj()
+	tainted := testutil.NodePool("default").Taint("dedicated", "x", corev1.TaintEffectNoSchedule).Obj()
+	for _, c := range []struct {
+		name   string
+		pool   nodepool.NodePool
+		ds     []*appsv1.DaemonSet
+		placed int
+	}{
+		{"daemonset takes the room", plain, []*appsv1.DaemonSet{ds}, 0},
+		{"taint keeps the daemonset off", tainted, []*appsv1.DaemonSet{ds}, 1},
+		{"no daemonset", plain, nil, 1},
+		{"daemonset again", plain, []*appsv1.DaemonSet{ds}, 0},
+	} {
+		res, err := scheduler.Solve(pods, []nodepool.NodePool{c.pool}, cat, scheduler.WithMemo(memo), scheduler.WithPrepared(prep),
+			scheduler.WithDaemonSets(c.ds))
+		require.NoError(t, err)
+		if res.Summary.Scheduled != c.placed {
+			t.Errorf("%s: %d pods scheduled, want %d", c.name, res.Summary.Scheduled, c.placed)
+		}
+	}
+}
+
+// TestWithMemoChecksChangedLists solves with one Memo and lists of
+// DaemonSets, volumes and namespaces that pass, then with a PVC given
+// twice, a DaemonSet given twice and a namespace without a name, then the
+// good lists again: the Memo remembers only lists that passed, so each bad
+// list is an error and the good ones are not.
+func TestWithMemoChecksChangedLists(t *testing.T) {
+	t.Parallel()
+	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{testutil.InstanceType("m").CPU("4").Memory("16Gi").Offering("z1", "on-demand", 1).Obj()})
+	require.NoError(t, err)
+	pods := []*corev1.Pod{testutil.Pod("a").CPU("1").Obj()}
+	pools := []nodepool.NodePool{testutil.NodePool("default").Obj()}
+	ds := testutil.DaemonSet("agent", testutil.Pod("agent").CPU("100m").Obj())
+	pvc := testutil.PVC("data", "", "zonal")
+	class := testutil.WaitForFirstConsumerClass("zonal", "z1")
+	ns := &corev1.Namespace{}
+	ns.Name = "default"
+	dss := scheduler.WithDaemonSets([]*appsv1.DaemonSet{ds})
+	vols := scheduler.WithVolumes([]*corev1.PersistentVolumeClaim{pvc}, nil, []*storagev1.StorageClass{class})
+	nss := scheduler.WithNamespaces([]*corev1.Namespace{ns})
+	memo := scheduler.NewMemo()
+	solve := func(opts ...scheduler.Option) error {
+		_, err := scheduler.Solve(pods, pools, cat, append(opts, scheduler.WithMemo(memo))...)
+		return err
+	}
+	for run := range 2 {
+		require.NoError(t, solve(dss, vols, nss), "run %d: good lists", run)
+		for name, opts := range map[string][]scheduler.Option{
+			"pvc twice":         {dss, scheduler.WithVolumes([]*corev1.PersistentVolumeClaim{pvc, pvc}, nil, []*storagev1.StorageClass{class}), nss},
+			"daemonset twice":   {scheduler.WithDaemonSets([]*appsv1.DaemonSet{ds, ds}), vols, nss},
+			"unnamed namespace": {dss, vols, scheduler.WithNamespaces([]*corev1.Namespace{ns, {}})},
+		} {
+			if err := solve(opts...); err == nil {
+				t.Errorf("run %d: %s is no error", run, name)
+			}
 		}
 	}
 }

@@ -106,6 +106,9 @@ type config struct {
 	// prepared is the catalog as the solve reads it: WithPrepared's, or
 	// the one resolveFor prepares (shared by every plan of the solve).
 	prepared *PreparedCatalog
+	// ownPrepared: prepared was made for this solve (not WithPrepared's),
+	// so the Memo keeps nothing keyed by it (memo_pools.go).
+	ownPrepared bool
 	// karpenterRelaxation relaxes preferences in Karpenter's order (one
 	// preferred node-affinity term at a time, heaviest dropped first); set
 	// only for the plan Solve compares with its own.
@@ -333,6 +336,7 @@ func resolveFor(catalog instancetypes.Catalog, opts []Option) (config, error) {
 	switch {
 	case c.prepared == nil:
 		c.prepared, err = Prepare(catalog)
+		c.ownPrepared = true
 	case !c.prepared.isOf(catalog):
 		err = &InputError{Field: "WithPrepared", Index: -1,
 			Message: "the PreparedCatalog was prepared from another catalog than the one Solve is given"}

@@ -27,6 +27,22 @@ func (c *config) check() error {
 	errs = append(errs, c.checkNumbers()...)
 	errs = append(errs, checkNodes(c.nodes, c.memo)...)
 	errs = append(errs, checkObjects("WithExistingNodes(boundPods)", "pod", c.boundPods, true)...)
+	if !c.memo.listsPassed(c) {
+		lists := c.checkLists()
+		if len(lists) == 0 {
+			c.memo.rememberLists(c)
+		}
+		errs = append(errs, lists...)
+	}
+	return errors.Join(errs...)
+}
+
+// checkLists checks the lists of cluster objects that stay the same from
+// one solve to the next of a caller solving again and again (the
+// DaemonSets, volumes and namespaces): the Memo remembers the last lists
+// that passed (memo_lists.go).
+func (c *config) checkLists() []error {
+	var errs []error
 	errs = append(errs, checkDaemonSets(c)...)
 	errs = append(errs, checkObjects("WithVolumes(pvcs)", "PersistentVolumeClaim", c.pvcs, true)...)
 	errs = append(errs, checkObjects("WithVolumes(pvs)", "PersistentVolume", c.pvs, false)...)
@@ -43,7 +59,7 @@ func (c *config) check() error {
 			errs = append(errs, fieldErrors("WithNamespaces", i, apicheck.Labels(field.NewPath("metadata", "labels"), ns.Labels))...)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 func (c *config) checkPolicies() []error {

@@ -85,8 +85,21 @@ type placedAttempt struct {
 	reqID      int32
 }
 
-// existingNode is a node of the cluster that can host pending pods.
+// existingNode is a node of the cluster that can host pending pods, as one
+// plan places pods on it: its room, host ports, NodePool and placements
+// are the plan's own, the rest (nodeBase) is shared by every plan of the
+// solve.
 type existingNode struct {
+	*nodeBase
+	free   binpack.Vec
+	ports  []hostPort
+	pool   *pool
+	placed []*pending
+}
+
+// nodeBase is what an existing node is for every plan of a solve (never
+// written once prepared).
+type nodeBase struct {
 	idx    int
 	name   string
 	node   *corev1.Node
@@ -97,12 +110,9 @@ type existingNode struct {
 	// values gives topology the node's label of a key (shared: nodeFacts).
 	values   func(key string, _ requirements.Requirements) []string
 	taints   []corev1.Taint // taints that apply to new pods
-	free     binpack.Vec
-	ports    []hostPort
-	pool     *pool
 	topo     *topology.Node
-	placed   []*pending
-	cordoned bool // spec.unschedulable (taints holds the matching taint)
+	cordoned bool       // spec.unschedulable (taints holds the matching taint)
+	proto    *nodeProto // what the node object gives (memo_existing.go)
 }
 
 // preparePools builds the DaemonSets and the pools, in the order of pools
@@ -180,8 +190,29 @@ func (s *solver) prepareDaemonSets() error {
 // types and their DaemonSet overhead, its preferences, minValues and
 // limits, and its requirements narrowed to what its types offer.
 func (s *solver) newPool(i int, t nodepool.Template) *pool {
-	n := s.idx.Len()
 	p := &pool{idx: i, tmpl: t, nodesLeft: -1}
+	pt := s.poolTypesOf(t)
+	p.types, p.usable, p.ds, p.dsSets = pt.types, pt.usable, pt.ds, pt.dsSets
+	p.noTypes, p.noTypesDS = pt.noTypes, pt.noTypesDS
+	p.zones, p.cts, p.reqs = pt.zones, pt.cts, pt.reqs
+	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
+	for r := range t.Requirements.All() {
+		if r.MinValues() > 0 {
+			p.minValues = append(p.minValues, r)
+		}
+	}
+	s.poolLimits(p)
+	if p.types.IsEmpty() && p.noTypes == "" {
+		p.noTypes = "no instance type satisfies the NodePool's requirements"
+	}
+	return p
+}
+
+// newPoolTypes derives what newPool takes from the template, the catalog
+// and the DaemonSets alone (memo_pools.go).
+func (s *solver) newPoolTypes(t nodepool.Template) *poolTypes {
+	n := s.idx.Len()
+	p := &pool{tmpl: t}
 	p.types = s.idx.Filter(t.Requirements)
 	if key, empty := t.Requirements.Empty(); empty {
 		p.types = binpack.NewTypeSet(n)
@@ -196,18 +227,9 @@ func (s *solver) newPool(i int, t nodepool.Template) *pool {
 		p.noTypes = fmt.Sprintf("the DaemonSets that would run on its nodes need more than any of its %d instance types can give them", before)
 		p.noTypesDS = true
 	}
-	p.preferNo = t.HasTaint(corev1.TaintEffectPreferNoSchedule)
-	for r := range t.Requirements.All() {
-		if r.MinValues() > 0 {
-			p.minValues = append(p.minValues, r)
-		}
-	}
-	s.poolLimits(p)
 	s.poolOfferings(p)
-	if p.types.IsEmpty() && p.noTypes == "" {
-		p.noTypes = "no instance type satisfies the NodePool's requirements"
-	}
-	return p
+	return &poolTypes{types: p.types, usable: p.usable, ds: p.ds, dsSets: p.dsSets, noTypes: p.noTypes, noTypesDS: p.noTypesDS,
+		zones: p.zones, cts: p.cts, reqs: p.reqs}
 }
 
 // poolOfferings sets the zones and capacity types the pool's types offer
@@ -384,21 +406,25 @@ func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 // pods bound to them. It returns the pods of nodes being deleted, which
 // need a new home, as pending pods.
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
-	byName := map[string]*existingNode{}
 	deleting := map[string]bool{}
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
+	bases := make([]nodeBase, len(s.cfg.nodes))    // and one for what the plans share
+	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
 		n := e.n
 		if n.DeletionTimestamp != nil {
 			deleting[n.Name] = true
 			continue
 		}
-		en := s.newExistingNode(&slab[i], i, n, e.proto)
-		byName[n.Name] = en
+		en := s.newExistingNode(&slab[i], &bases[i], i, n, e.proto)
 		s.existing = append(s.existing, en)
+		if e.proto.initialized {
+			initialised++
+		}
 	}
-	var eps []topology.ExistingPod
+	byName := existingByName(s.existing, initialised)
+	eps := make([]topology.ExistingPod, 0, len(s.cfg.boundPods))
 	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
 	vecs := s.cfg.memo.podVectors(s.cfg.boundPods, s.dims)
@@ -416,12 +442,33 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			}
 			continue
 		}
-		if en, ok := byName[bp.Spec.NodeName]; ok {
+		if en := byName(bp.Spec.NodeName); en != nil {
 			eps = append(eps, s.holdBoundPod(en, bp, vecs[i], dsRunning))
 		}
 	}
 	s.expectDaemonSets(dsRunning)
 	return eps, resched, nil
+}
+
+// existingByName returns a lookup of the nodes by name: nodes are in
+// initialisedFirst's order (the first initialised ones, then the others,
+// each part by name), so a binary search in each part finds a node, and
+// the bound pods of one node, which come together, find it at once.
+func existingByName(nodes []*existingNode, initialised int) func(string) *existingNode {
+	var last *existingNode
+	cmpName := func(en *existingNode, name string) int { return strings.Compare(en.name, name) }
+	return func(name string) *existingNode {
+		if last != nil && last.name == name {
+			return last
+		}
+		for _, part := range [2][]*existingNode{nodes[:initialised], nodes[initialised:]} {
+			if i, ok := slices.BinarySearchFunc(part, name, cmpName); ok {
+				last = part[i]
+				return last
+			}
+		}
+		return nil
+	}
 }
 
 // protoNode is a node with its proto (memo_existing.go).
@@ -454,12 +501,14 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 	return es
 }
 
-// newExistingNode prepares, in en, one existing node that is not being deleted:
-// its labels and effective taints as nodepool reads them, its NodePool,
-// and its allocatable (capacity when none is reported), from its proto.
-func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto *nodeProto) *existingNode {
+// newExistingNode prepares, in en and base (what the plans share), one
+// existing node that is not being deleted: its labels and effective taints
+// as nodepool reads them, its NodePool, and its allocatable (capacity when
+// none is reported), from its proto.
+func (s *solver) newExistingNode(en *existingNode, base *nodeBase, i int, n *corev1.Node, proto *nodeProto) *existingNode {
 	f := proto.facts
-	*en = existingNode{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values}
+	*base = nodeBase{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto}
+	*en = existingNode{nodeBase: base}
 	var startup []corev1.Taint
 	for _, p := range s.pools {
 		if p.tmpl.Name == proto.poolName {
@@ -483,8 +532,8 @@ func (s *solver) newExistingNode(en *existingNode, i int, n *corev1.Node, proto 
 // holdBoundPod takes a bound pod's requests and host ports off its node,
 // notes which DaemonSets already run there, and returns the pod as
 // topology sees it.
-func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, v binpack.Vec, dsRunning map[string]map[string]bool) topology.ExistingPod {
-	en.free = en.free.Sub(v)
+func (s *solver) holdBoundPod(en *existingNode, bp *corev1.Pod, v *binpack.Vec, dsRunning map[string]map[string]bool) topology.ExistingPod {
+	en.free = en.free.Sub(*v)
 	en.ports = append(en.ports, podHostPorts(&bp.Spec)...)
 	for _, name := range kube.DaemonSetOwners(bp) {
 		if dsRunning[en.name] == nil {
@@ -510,11 +559,18 @@ func (s *solver) expectDaemonSets(dsRunning map[string]map[string]bool) {
 	}
 	for _, en := range s.existing {
 		running := dsRunning[en.name]
+		runs := s.daemonRuns(en)
 		for i, ds := range s.daemonSets {
 			if running[keys[i]] {
 				continue
 			}
-			if ds.RunsOn(en.labels, en.taints) {
+			var on bool
+			if runs != nil {
+				on = runs[i]
+			} else {
+				on = ds.RunsOn(en.labels, en.taints)
+			}
+			if on {
 				en.free = en.free.Sub(s.dsVecs[i])
 				en.ports = append(en.ports, ds.HostPorts()...)
 			}

@@ -56,8 +56,9 @@ func (s *solver) sharedExisting() ([]topology.ExistingPod, []*corev1.Pod, error)
 		first = true
 		sh.eps, sh.resched, sh.err = s.prepareExisting()
 		sh.nodes = make([]*existingNode, len(s.existing))
+		slab := make([]existingNode, len(s.existing)) // one allocation for the copies
 		for i, en := range s.existing {
-			sh.nodes[i] = en.fresh(nil)
+			sh.nodes[i] = en.freshInto(&slab[i], nil)
 		}
 	})
 	if first || sh.err != nil {
@@ -82,15 +83,10 @@ func (s *solver) volumes() *topology.Volumes {
 	return sh.vols
 }
 
-// fresh returns a copy of en as prepared, before any placement: what
-// plans write (room, host ports, placements) is its own; labels,
-// requirements, taints and the topology node are shared. With pools, its
+// freshInto makes in c a copy of en as prepared, before any placement:
+// what plans write (room, host ports, placements) is its own; the rest
+// (nodeBase: labels, requirements, taints, the topology node) is shared. With pools, its
 // pool is the one of pools at its index (another plan's pools).
-func (en *existingNode) fresh(pools []*pool) *existingNode {
-	return en.freshInto(new(existingNode), pools)
-}
-
-// freshInto is fresh made in c.
 func (en *existingNode) freshInto(c *existingNode, pools []*pool) *existingNode {
 	*c = *en
 	c.ports = slices.Clone(en.ports)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
@@ -23,10 +24,12 @@ type solver struct {
 	pools      []*pool
 	daemonSets []nodepool.DaemonSet
 	dsVecs     []binpack.Vec
-	existing   []*existingNode
-	classes    []*class
-	pending    []*pending
-	claims     []*claim
+	// dsList is cfg.daemonSets as nodes' protos remember them (daemonRuns).
+	dsList   []*appsv1.DaemonSet
+	existing []*existingNode
+	classes  []*class
+	pending  []*pending
+	claims   []*claim
 	// existingPods are the bound pods as topology counts them (shared by
 	// the plans of one solve: never written).
 	existingPods []topology.ExistingPod

@@ -16,7 +16,24 @@ type poolTotal struct {
 // passed, before any method's filter) and the disruption cost of every
 // node: a candidate's RescheduleDisruptionCost, another node's 1 plus the
 // positive eviction costs of its active pods that are not DaemonSet pods.
+//
+// The totals of the version's consolidation candidates are made once
+// (every method of a round asks; shared: callers read them).
 func (m *model) poolTotals(all []*candidate) map[string]poolTotal {
+	cc := &m.consCands
+	mine := cc.version == m.version+1 && len(all) > 0 && len(cc.all) == len(all) && &cc.all[0] == &all[0]
+	if mine && cc.totals != nil {
+		return cc.totals
+	}
+	out := m.totalsOf(all)
+	if mine {
+		cc.totals = out
+	}
+	return out
+}
+
+// totalsOf is poolTotals made anew.
+func (m *model) totalsOf(all []*candidate) map[string]poolTotal {
 	out := map[string]poolTotal{}
 	isCand := map[*node]*candidate{}
 	for _, c := range all {

@@ -73,15 +73,19 @@ type termRef struct {
 // key names a simulation: the method's kind and the candidates with the
 // command that last changed each.
 func (m *model) cacheKey(kind string, cands []*candidate) string {
-	var b strings.Builder
-	b.WriteString(kind)
+	size := len(kind)
 	for _, c := range cands {
-		b.WriteString("\x00")
-		b.WriteString(c.n.name)
-		b.WriteString("@")
-		b.WriteString(strconv.Itoa(c.n.touchedBy))
+		size += len(c.n.name) + 8
 	}
-	return b.String()
+	b := make([]byte, 0, size)
+	b = append(b, kind...)
+	for _, c := range cands {
+		b = append(b, 0)
+		b = append(b, c.n.name...)
+		b = append(b, '@')
+		b = strconv.AppendInt(b, int64(c.n.touchedBy), 10)
+	}
+	return string(b)
 }
 
 func (m *model) cached(key string) *why {

@@ -530,7 +530,7 @@ func (m *model) takes(p *poolState, x *pod) bool {
 	if !m.mayUse(x.obj, p) {
 		return false
 	}
-	v, ok := m.toVec(x.placeRequests())
+	v, ok := m.placeVec(x)
 	if !ok {
 		return true
 	}
@@ -628,7 +628,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		}
 	}
 	for _, p := range c.movable {
-		v, ok := m.toVec(p.placeRequests())
+		v, ok := m.placeVec(p)
 		if !ok {
 			undo()
 			return nil, false

@@ -8,6 +8,9 @@ import (
 
 // sortBySavingsRatio orders candidates by price per unit of disruption,
 // highest first; ties (Karpenter leaves them to sort.Slice) by name.
+//
+// The candidates are distinct nodes, so no two have the same name and
+// the order is total: an unstable sort gives the order a stable one would.
 func sortBySavingsRatio(cs []*candidate) {
 	// The keys are read once per candidate, not once per comparison (every
 	// round sorts every candidate).
@@ -20,7 +23,7 @@ func sortBySavingsRatio(cs []*candidate) {
 	for i, c := range cs {
 		ks[i] = keyed{c.savingsRatio(), c.n.name, c}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	slices.SortFunc(ks, func(a, b keyed) int {
 		return cmp.Or(cmp.Compare(b.ratio, a.ratio), strings.Compare(a.name, b.name))
 	})
 	for i, k := range ks {
@@ -106,8 +109,12 @@ func (m *model) drift() (*proposal, error) {
 // consolidationCandidates are the nodes multi- and single-node
 // consolidation may take (A.3, D-013 to D-020), sorted by savings ratio;
 // all are every node that passed the generic rules (Balanced totals count
-// them all).
+// them all). Made once per model version (every method of a round asks;
+// shared: callers never write the lists).
 func (m *model) consolidationCandidates() (cands, all []*candidate) {
+	if cc := &m.consCands; cc.version == m.version+1 {
+		return cc.cands, cc.all
+	}
 	for _, n := range m.nodes {
 		c, w := m.newCandidate(n, graceful)
 		if w != nil {
@@ -119,7 +126,17 @@ func (m *model) consolidationCandidates() (cands, all []*candidate) {
 		}
 	}
 	sortBySavingsRatio(cands)
+	cands, all = slices.Clip(cands), slices.Clip(all)
+	m.consCands = consCands{version: m.version + 1, cands: cands, all: all}
 	return cands, all
+}
+
+// consCands are consolidationCandidates' lists at a model version (+1, so
+// that the zero value is no version).
+type consCands struct {
+	version    int
+	cands, all []*candidate
+	totals     map[string]poolTotal // poolTotals of all, once asked
 }
 
 // multiNode is B.8: a binary search over prefixes of the candidates (kept

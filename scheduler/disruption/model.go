@@ -42,8 +42,11 @@ type model struct {
 	names map[string]bool
 	// version changes whenever a command is applied.
 	version int
-	stats   Stats
-	cache   failCache
+	// consCands are the consolidation candidates of the version
+	// (consolidationCandidates).
+	consCands consCands
+	stats     Stats
+	cache     failCache
 	// anti are the cluster's required anti-affinity terms, grouped, as of
 	// antiVersion-1.
 	anti        []*antiGroup
@@ -128,8 +131,13 @@ type node struct {
 	// sel holds the pods each selector picks, by compiled key (see
 	// nodeSel); bind drops it too.
 	sel map[string][]*pod
-	// relMark is relevant's mark (selindex.go).
+	// relMark is relevant's mark (selindex.go), relPods the node's pods
+	// relevant picked at that mark.
 	relMark int
+	relPods []*pod
+	// roomAt is the node's index in the nodes of the roomState of
+	// version roomVersion-1 (rooms; 0: none).
+	roomAt, roomVersion int
 }
 
 // newModel checks the input and builds the model.

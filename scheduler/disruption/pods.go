@@ -45,8 +45,12 @@ type pod struct {
 	anti      []antiTerm
 	antiKnown bool
 	placeReq  corev1.ResourceList // see placeRequests
-	admitKey  string              // see classKey
-	like      string              // see likeKey
+	// placeV is placeReq as a vec (ok: placeOK), once placeKnown (see
+	// placeVec).
+	placeV              vec
+	placeOK, placeKnown bool
+	admitKey            string // see classKey
+	like                string // see likeKey
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool

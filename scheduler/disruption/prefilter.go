@@ -70,6 +70,11 @@ type roomState struct {
 type classRoom struct {
 	admitted []int
 	total    vec
+	// admits says, per index into roomState.nodes, whether it is admitted.
+	admits []bool
+	// firstFit is, per pod of the class asked about, the position in
+	// admitted of the first node with room for it (len(admitted): none).
+	firstFit map[*pod]int
 }
 
 // typeFit is an instance type's allocatable and its cheapest available
@@ -143,7 +148,7 @@ func (m *model) rooms() *roomState {
 	if m.room != nil && m.room.version == m.version {
 		return m.room
 	}
-	rs := &roomState{version: m.version}
+	rs := &roomState{version: m.version, nodes: make([]*node, 0, len(m.nodes)), rooms: make([]vec, 0, len(m.nodes))}
 	for _, n := range m.nodes {
 		if n.deleting {
 			continue
@@ -155,6 +160,7 @@ func (m *model) rooms() *roomState {
 			}
 		}
 		v := vn.roomVec
+		n.roomAt, n.roomVersion = len(rs.nodes), rs.version+1
 		rs.nodes = append(rs.nodes, n)
 		rs.rooms = append(rs.rooms, v)
 	}
@@ -169,6 +175,16 @@ func (p *pod) placeRequests() corev1.ResourceList {
 		p.placeReq = podrequests.Of(&p.obj.Spec)
 	}
 	return p.placeReq
+}
+
+// placeVec is toVec of the pod's placeRequests, made once per pod (shared:
+// callers read it; m.mu held).
+func (m *model) placeVec(p *pod) (vec, bool) {
+	if !p.placeKnown {
+		p.placeV, p.placeOK = m.toVec(p.placeRequests())
+		p.placeKnown = true
+	}
+	return p.placeV, p.placeOK
 }
 
 // cannotReplace is the check above for a consolidation of the candidates
@@ -249,7 +265,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 	var out need
 	for _, c := range cands {
 		for _, p := range c.movable {
-			v, ok := m.toVec(p.placeRequests())
+			v, ok := m.placeVec(p)
 			if !ok {
 				return need{}, false
 			}
@@ -260,7 +276,7 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 				order = append(order, p.classKey())
 			}
 			mv.sum.add(v)
-			if !rs.fitsSomewhere(mv.cr, v, leaving) {
+			if !rs.fitsSomewhere(mv.cr, p, v, leaving) {
 				mv.homeless.add(v)
 				out.homeless = append(out.homeless, v)
 				out.homelessPods = append(out.homelessPods, p)
@@ -288,9 +304,9 @@ type movedClass struct {
 // nodes are gone.
 func (mv *movedClass) room(rs *roomState, leaving map[*node]bool) vec {
 	room := slices.Clone(mv.cr.total)
-	for _, i := range mv.cr.admitted {
-		if leaving[rs.nodes[i]] {
-			room.subPositive(rs.rooms[i])
+	for n, gone := range leaving { // sums of integers: any order gives the same
+		if gone && n.roomVersion == rs.version+1 && mv.cr.admits[n.roomAt] {
+			room.subPositive(rs.rooms[n.roomAt])
 		}
 	}
 	return room
@@ -342,10 +358,26 @@ func (v vec) subPositive(w vec) {
 	}
 }
 
-// fitsSomewhere: some node that admits the class and is not leaving has
-// room for v.
-func (rs *roomState) fitsSomewhere(cr *classRoom, v vec, leaving map[*node]bool) bool {
-	for _, i := range cr.admitted {
+// fitsSomewhere: some node that admits p's class and is not leaving has
+// room for p (v: its placeVec). The nodes before the first with room for
+// p are skipped (remembered per pod: the rooms stay while the version
+// does).
+func (rs *roomState) fitsSomewhere(cr *classRoom, p *pod, v vec, leaving map[*node]bool) bool {
+	start, ok := cr.firstFit[p]
+	if !ok {
+		start = len(cr.admitted)
+		for j, i := range cr.admitted {
+			if v.within(rs.rooms[i]) {
+				start = j
+				break
+			}
+		}
+		if cr.firstFit == nil {
+			cr.firstFit = map[*pod]int{}
+		}
+		cr.firstFit[p] = start
+	}
+	for _, i := range cr.admitted[start:] {
 		if v.within(rs.rooms[i]) && !leaving[rs.nodes[i]] {
 			return true
 		}
@@ -360,11 +392,12 @@ func (m *model) classRoom(rs *roomState, p *pod) *classRoom {
 	if cr := rs.classes[key]; cr != nil {
 		return cr
 	}
-	cr := &classRoom{total: make(vec, len(m.resourceNames()))}
+	cr := &classRoom{total: make(vec, len(m.resourceNames())), admits: make([]bool, len(rs.nodes))}
 	memo := m.admitMemoOf(p)
 	for i, n := range rs.nodes {
 		if m.admitsWith(memo, p, n) {
 			cr.admitted = append(cr.admitted, i)
+			cr.admits[i] = true
 			cr.total.addPositive(rs.rooms[i])
 		}
 	}

@@ -22,10 +22,17 @@ type selState struct {
 	mark int
 }
 
-// selNodes are the nodes with a pod one selector picks, as of version.
+// selNodes are the nodes with a pod one selector picks, with those pods,
+// as of version.
 type selNodes struct {
 	version int
-	nodes   []*node
+	entries []selEntry
+}
+
+// selEntry is one node and the pods of it a selector picks.
+type selEntry struct {
+	n    *node
+	pods []*pod
 }
 
 type nodeChange struct {
@@ -43,39 +50,44 @@ func (m *model) noteChange(n *node) {
 }
 
 // selNodesOf returns the nodes holding a pod the compiled selector key
-// picks, in name order (m.mu held).
-func (m *model) selNodesOf(key string) []*node {
+// picks, in name order, each with those pods (m.mu held; shared: callers
+// read it).
+func (m *model) selNodesOf(key string) []selEntry {
 	e := m.sels.byKey[key]
 	if e == nil {
 		e = &selNodes{version: m.version}
 		for _, n := range m.nodes {
-			if len(m.nodeSel(n, key)) > 0 {
-				e.nodes = append(e.nodes, n)
+			if sel := m.nodeSel(n, key); len(sel) > 0 {
+				e.entries = append(e.entries, selEntry{n, sel})
 			}
 		}
 		if m.sels.byKey == nil {
 			m.sels.byKey = map[string]*selNodes{}
 		}
 		m.sels.byKey[key] = e
-		return e.nodes
+		return e.entries
 	}
 	if e.version == m.version {
-		return e.nodes
+		return e.entries
 	}
 	changed := map[*node]bool{}
 	for _, n := range m.changedSince(e.version) {
 		changed[n] = true
 	}
-	nodes := slices.DeleteFunc(slices.Clone(e.nodes), func(n *node) bool { return changed[n] })
+	entries := slices.DeleteFunc(slices.Clone(e.entries), func(x selEntry) bool { return changed[x.n] })
 	for n := range changed {
-		if m.byName[n.name] != n || len(m.nodeSel(n, key)) == 0 {
+		if m.byName[n.name] != n {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(nodes, n.name, func(a *node, name string) int { return strings.Compare(a.name, name) })
-		nodes = slices.Insert(nodes, i, n)
+		sel := m.nodeSel(n, key)
+		if len(sel) == 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(entries, n.name, func(a selEntry, name string) int { return strings.Compare(a.n.name, name) })
+		entries = slices.Insert(entries, i, selEntry{n, sel})
 	}
-	e.nodes, e.version = nodes, m.version
-	return nodes
+	e.entries, e.version = entries, m.version
+	return entries
 }
 
 // nodeSel returns the pods of n the compiled selector key picks (memoised

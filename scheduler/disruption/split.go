@@ -103,7 +103,7 @@ func (m *model) claimClasses(cands []*candidate) ([]*slotClass, bool) {
 	byKey := map[string]*slotClass{}
 	for _, c := range cands {
 		for _, p := range c.movable {
-			v, ok := m.toVec(p.placeRequests())
+			v, ok := m.placeVec(p)
 			if !ok || toleratesCordon(p) {
 				return nil, false
 			}
@@ -117,7 +117,7 @@ func (m *model) claimClasses(cands []*candidate) ([]*slotClass, bool) {
 				sc.least[d] = min(sc.least[d], x)
 			}
 			sc.n++
-			sc.homeless = sc.homeless || !rs.fitsSomewhere(m.classRoom(rs, p), v, leaving)
+			sc.homeless = sc.homeless || !rs.fitsSomewhere(m.classRoom(rs, p), p, v, leaving)
 		}
 	}
 	var out []*slotClass

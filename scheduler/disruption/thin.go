@@ -43,7 +43,7 @@ import (
 // hostname, and every pod with a spread constraint counts the pods of
 // every node (no node selector or required node affinity, which would
 // leave some nodes' pods out of its counts, and taints not honoured).
-func (m *model) zoneOnly(pods []*simPod, rel map[*node][]*pod) bool {
+func (m *model) zoneOnly(pods []*simPod, rel relSet) bool {
 	ok := func(k string) bool { return k == requirements.LabelTopologyZone || k == requirements.LabelHostname }
 	for _, ps := range selectorsOf(pods) {
 		if !ok(ps.topologyKey) {
@@ -64,8 +64,8 @@ func (m *model) zoneOnly(pods []*simPod, rel map[*node][]*pod) bool {
 			}
 		}
 	}
-	for _, ps := range rel {
-		for _, p := range ps {
+	for _, n := range rel.nodes {
+		for _, p := range rel.pods(n) {
 			if !p.antiByZone() {
 				return false
 			}

@@ -355,7 +355,7 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 			continue
 		}
 		vn := m.viewNode(n)
-		mine := rel[n]
+		mine := rel.pods(n)
 		limited := n.pool != nil && len(n.pool.np.Spec.Limits) > 0
 		if !limited && !lands(n) {
 			if !entangled && len(mine) == 0 {
@@ -444,7 +444,7 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 	var order []string
 	classes := map[string]*class{}
 	for _, sp := range pods {
-		v, ok := m.toVec(sp.p.placeRequests())
+		v, ok := m.placeVec(sp.p)
 		if !ok {
 			return func(*node) bool { return true }
 		}
@@ -677,15 +677,33 @@ func minDomains(p *corev1.Pod) bool {
 	return false
 }
 
+// relSet is relevant's answer: the nodes holding a pod the simulation's
+// pods can see, and those pods on each node (pods), until the next call.
+type relSet struct {
+	mark  int
+	nodes []*node
+}
+
+// pods are the relevant pods of n, in n's order (nil: none).
+func (r relSet) pods(n *node) []*pod {
+	if n.relMark != r.mark {
+		return nil
+	}
+	return n.relPods
+}
+
 // relevant are the bound pods a simulation's pods can see, by node: those
 // their terms select, and those whose required anti-affinity selects them
-// (m.mu held: the pods and nodes seen carry relevant's mark).
-func (m *model) relevant(pods []*simPod) map[*node][]*pod {
+// (m.mu held: the pods and nodes seen carry relevant's mark, and the
+// nodes their relevant pods until the next call).
+func (m *model) relevant(pods []*simPod) relSet {
 	m.sels.mark++
 	mark := m.sels.mark
 	var touched []*node
+	seen := 0
 	see := func(n *node, p *pod) {
 		p.relMark = mark
+		seen++
 		if n.relMark != mark {
 			n.relMark = mark
 			touched = append(touched, n)
@@ -698,9 +716,9 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 			continue
 		}
 		done[key] = true
-		for _, n := range m.selNodesOf(key) {
-			for _, p := range m.nodeSel(n, key) {
-				see(n, p)
+		for _, e := range m.selNodesOf(key) {
+			for _, p := range e.pods {
+				see(e.n, p)
 			}
 		}
 	}
@@ -716,17 +734,21 @@ func (m *model) relevant(pods []*simPod) map[*node][]*pod {
 			}
 		}
 	}
-	// The pods of each node that holds one, in the node's order.
-	out := map[*node][]*pod{}
+	// The pods of each node that holds one, in the node's order, in one
+	// allocation (no more than were seen).
+	out := relSet{mark: mark}
+	buf := make([]*pod, 0, seen)
 	for _, n := range touched {
-		var mine []*pod
+		start := len(buf)
 		for _, q := range n.pods {
 			if q.relMark == mark && q.active() {
-				mine = append(mine, q)
+				buf = append(buf, q)
 			}
 		}
-		if len(mine) > 0 {
-			out[n] = mine
+		n.relPods = nil
+		if len(buf) > start {
+			n.relPods = buf[start:len(buf):len(buf)]
+			out.nodes = append(out.nodes, n)
 		}
 	}
 	return out
