@@ -68,6 +68,11 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
+// Where the required anti-affinity of existing pods alone counts a
+// pending pod on a key other than hostname, one more plan, finished,
+// replaces the finished best when it places more pods, or the same pods
+// for less (inverseopen.go).
+//
 // Three more plans of the whole portfolio, each finished, replace the best
 // (finished) if they place more pods: when pods are left unplaced that a
 // NodePool with limits could take, the plan with every preference the
@@ -136,6 +141,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	}
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
 		return best, err
+	}
+	if best, err = best.orInverseOpen(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
 	}
 	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
@@ -231,6 +239,7 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		res.reservedPins = true
 		more = append(more, res)
 	}
+
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
 	if err != nil || own.placed() == len(own.pending) {
 		return best, err

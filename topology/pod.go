@@ -41,8 +41,10 @@ type Pod struct {
 	// (loose.go): a check never pins a NodeClaim there.
 	loose []bool
 	// open marks each of keys on which the pod's only rules are preferred
-	// anti-affinity terms and only loose groups count it (loose.go): a
-	// check leaves a NodeClaim open on every domain those terms allow.
+	// anti-affinity terms and only loose groups count it (loose.go), or
+	// on which it has no rule and only inverse-only groups count it
+	// (inverse.go): a check leaves a NodeClaim open on every domain those
+	// terms allow.
 	open []bool
 }
 
@@ -114,6 +116,9 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 				p.matched = append(p.matched, g)
 			}
 		}
+	}
+	t.markInverseOnly(pods)
+	for _, p := range pods {
 		keys := map[string]bool{}
 		for _, term := range p.Terms {
 			keys[term.Key] = true
@@ -128,7 +133,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
 			p.loose = append(p.loose, p.looseKey(k))
-			p.open = append(p.open, t.leaveOpen && p.softOwnerKey(k))
+			p.open = append(p.open, (t.leaveOpen && p.softOwnerKey(k)) || (t.inverseOpen && p.inverseOnlyKey(k)))
 		}
 	}
 }
@@ -1343,6 +1348,9 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 		if g.loose && h.Node == nil {
 			t.countLoose(g, h, add)
 			continue
+		}
+		if g.inverseOnly && h.Node == nil {
+			continue // never read (LeaveInverseOpen)
 		}
 		if d, ok := t.domainOf(g.ks, h); ok {
 			if add {
