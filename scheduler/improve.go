@@ -16,10 +16,7 @@ import (
 //     other claims have already paid for is emptied and dropped;
 //   - shrink: pods move out of a claim into such room elsewhere, largest
 //     first, and the claim is refitted to the cheapest instance type that
-//     still holds what is left;
-//   - relocate: after the merges, a claim pinned to a zone whose pods
-//     could all run in another moves there whole, onto a new claim, when
-//     that costs less (relocate.go).
+//     still holds what is left.
 //
 // A move takes a pod to a claim of its NodePool or of another it tolerates
 // (kube-scheduler sees only nodes), in the same domain of
@@ -80,7 +77,6 @@ func (s *solver) improveWith(b *int) {
 	s.mergeRound(s.byPods(), &budget)
 	s.toExisting(&budget)
 	s.drainOtherTerms(&budget)
-	s.relocateRound(&budget)
 	if s.totalPrice() < before-priceEps {
 		s.improveRound(&budget)
 	}

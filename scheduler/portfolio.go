@@ -159,7 +159,8 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // (ownerslast.go) or with classes left out (leftout.go) instead, then its
 // claims drained by ejection where that makes it cheaper (eject.go), then
 // pods of different shapes swapped between two claims that then cost less
-// together (swap.go).
+// together (swap.go), then claims relocated whole to another zone where
+// they cost less (relocate.go).
 func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s.placeLeftAhead()
 	s.closePlan()
@@ -174,6 +175,7 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.ejectLast()
 	s.swapLast()
 	s.shiftLast()
+	s.relocateLast()
 	return s, nil
 }
 

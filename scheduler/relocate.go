@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // Relocating a claim to another zone. A pod that a topology group counts
@@ -25,46 +26,105 @@ import (
 // hostname affinity among them holds; a pod that another pod follows on a
 // key other than hostname stays in its domains of those keys
 // (topology.Pod.MayChangeDomain).
+//
+// relocateLast does so on the plan Solve keeps, after the last moves (as
+// they do, it leaves the plans compared, and which of them is kept, as
+// they were), and keeps a relocation only when the plan as it launches
+// costs less: with capacity reservations, a claim's price depends on the
+// order claims launch in (launchTotal). Made while the plans are improved,
+// a relocation cheaper there could steer the phases after it into a
+// dearer plan. A claim whose pods a zone spread counts together with pods
+// elsewhere is left where it is (spreadConfined): the move would rest on
+// the spread's counts of the others.
 
 // relocateMaxPods bounds the pending pods of a plan whose claims are
-// relocated (each try re-places a whole claim).
-const relocateMaxPods = 2000
+// relocated, and relocateTries the relocations tried on it (each checks
+// every placed pod's topology again).
+const (
+	relocateMaxPods = 2000
+	relocateTries   = 64
+)
 
 // relocateZones bounds the zones tried per claim (the cheapest first).
 const relocateZones = 2
 
-// relocateRound tries to relocate every live claim, the dearest first.
-func (s *solver) relocateRound(budget *int) {
-	if len(s.pending) > relocateMaxPods {
+// relocateLast tries to relocate every live claim of the kept plan, the
+// dearest first.
+func (s *solver) relocateLast() {
+	if s.final != nil || !s.slackBuilt || len(s.pending) > relocateMaxPods {
 		return
 	}
+	if s.placed() < len(s.pending) && s.limitsLeftPods() {
+		return // a relocation may spend the limits differently
+	}
+	budget, tries := s.moveBudget(), 0
 	order := s.byPrice()
 	slices.Reverse(order)
 	for _, cl := range order {
-		if *budget <= 0 || s.stopped() {
+		if budget <= 0 || tries >= relocateTries {
 			return
 		}
 		if cl.live() {
-			s.relocate(cl, budget)
+			s.relocate(cl, &budget, &tries)
 		}
 	}
 }
 
 // relocate moves every pod of cl to one new claim in the zone where they
-// cost least together, when that is cheaper than cl.
-func (s *solver) relocate(cl *claim, budget *int) {
+// cost least together, when the plan then launches for less.
+func (s *solver) relocate(cl *claim, budget, tries *int) {
+	if !s.spreadConfined(cl, requirements.LabelTopologyZone) {
+		return
+	}
 	atts, free, ok := s.relocateAttempts(cl)
 	if !ok {
 		return
 	}
-	for _, z := range s.relocateTargets(cl, free) {
-		if *budget <= 0 {
+	targets := s.relocateTargets(cl, free)
+	if len(targets) == 0 {
+		return
+	}
+	before, ok := s.launchTotal()
+	if !ok {
+		return
+	}
+	for _, z := range targets {
+		if *budget <= 0 || *tries >= relocateTries {
 			return
 		}
-		if s.relocateTo(cl, atts, z, budget) {
+		*tries++
+		if s.relocateTo(cl, atts, z, before, budget) {
 			return
 		}
 	}
+}
+
+// launchTotal is the price of the plan's live claims as they would launch
+// now, in the order finalisation launches them (the claims that hold a
+// reservation first, each taking a place of the next ones); false when
+// one would not launch.
+func (s *solver) launchTotal() (float64, bool) {
+	resUsed := map[string]int{}
+	left := func(id string) int { return s.resCap[id] - resUsed[id] }
+	total := 0.0
+	for _, holders := range []bool{true, false} {
+		for _, cl := range s.claims {
+			if !cl.live() || (cl.resID != "") != holders {
+				continue
+			}
+			info := s.reqs.info(cl.reqID)
+			info.typeSet(s)
+			l, drop := s.chooseLaunch(cl, info, left)
+			if drop != nil {
+				return 0, false
+			}
+			if l.resID != "" {
+				resUsed[l.resID]++
+			}
+			total += l.price
+		}
+	}
+	return total, true
 }
 
 // relocateAttempts returns the attempt each pod of cl would move under
@@ -132,11 +192,12 @@ func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
 
 // relocateTo moves the pods of cl, under atts, to a new claim pinned to
 // the target's zone, and keeps the move when the new claim costs less than
-// cl did and the plan's topology holds; else it puts everything back.
-func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, budget *int) bool {
+// cl did, the plan's topology holds and the plan launches for less than
+// before; else it puts everything back.
+func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int) bool {
 	pods := slices.Clone(cl.pods)
 	placed := make([]placedAttempt, len(pods))
-	price := cl.price
+	price, nodesLeft := cl.price, cl.pool.nodesLeft
 	outer := s.beginJournal()
 	for i, pp := range pods {
 		placed[i] = pp.att
@@ -172,6 +233,10 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, budget 
 		ok = dst.price < price-priceEps && s.relocatedHold(pods)
 	}
 	if ok {
+		after, launches := s.launchTotal()
+		ok = launches && after < before-priceEps
+	}
+	if ok {
 		s.keepJournal(outer)
 		return true
 	}
@@ -186,6 +251,9 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, budget 
 		pp.att = placed[i]
 	}
 	s.rollback(nil, outer)
+	// cl came back while the new claim still held pods: undrop found no
+	// node left to take, and the new claim's drop then gave one back.
+	cl.pool.nodesLeft = nodesLeft
 	return false
 }
 
@@ -199,4 +267,16 @@ func (s *solver) relocatedHold(pods []*pending) bool {
 		}
 	}
 	return s.planHolds()
+}
+
+// spreadConfined reports whether every spread on key that counts a pod of
+// cl counts only pods of cl (topology.Tracker.SpreadConfined): moving cl to
+// another domain of key then changes no count but the domain that holds
+// them all, and the move does not rest on the counts of pods elsewhere.
+func (s *solver) spreadConfined(cl *claim, key string) bool {
+	pods := make([]*topology.Pod, 0, len(cl.pods))
+	for _, pp := range cl.pods {
+		pods = append(pods, pp.cls.topo)
+	}
+	return s.topo.SpreadConfined(pods, key)
 }

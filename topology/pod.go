@@ -1474,3 +1474,28 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 func (p *Pod) SelfAffine() bool {
 	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Affinity && t.Required && t.self })
 }
+
+// SpreadConfined reports whether every spread group on key that counts one
+// of pods counts no other pod: its recorded total is how many of pods it
+// counts. Pods moved together to another domain of key then leave every
+// such group as it was but for the domain that holds them.
+func (t *Tracker) SpreadConfined(pods []*Pod, key string) bool {
+	n := map[*group]int32{}
+	for _, p := range pods {
+		for _, g := range p.matched {
+			if g.kind == Spread && g.ks.key == key {
+				n[g]++
+			}
+		}
+	}
+	for g, k := range n {
+		total := int32(0)
+		for _, c := range g.count {
+			total += c
+		}
+		if total != k {
+			return false
+		}
+	}
+	return true
+}
