@@ -160,7 +160,8 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // claims drained by ejection where that makes it cheaper (eject.go), then
 // pods of different shapes swapped between two claims that then cost less
 // together (swap.go), then claims relocated whole to another zone where
-// they cost less (relocate.go).
+// they cost less, and repinned to the zone or capacity type where they
+// cost least, judged on the plan's own domains (relocate.go).
 func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s.placeLeftAhead()
 	s.closePlan()
@@ -176,6 +177,7 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.swapLast()
 	s.shiftLast()
 	s.relocateLast()
+	s.repinLast()
 	return s, nil
 }
 

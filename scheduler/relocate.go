@@ -269,6 +269,171 @@ func (s *solver) relocatedHold(pods []*pending) bool {
 	return s.planHolds()
 }
 
+// Repinning a claim on the kept plan. While the plan is made, every value
+// a NodePool can launch with is a domain of a spread (planroom.go): a zone
+// spread, or a capacity-type spread, sees an empty domain where no node of
+// the plan will be, and keeps the claim of a pod it counts out of the
+// domain the others fill. kube-scheduler counts the domains of the nodes
+// only: once the plan opens no more claims, a claim may move to another
+// value of its zone or capacity type (spot instead of on-demand, say) when
+// every placed pod's topology still holds on the plan's nodes as they then
+// launch. repinLast does so on the plan Solve keeps, after the last moves
+// and under their limits (lastMovesApply: no capacity reservations, whose
+// prices depend on the order claims launch in), the dearest claim first,
+// each to the value of the key where its pods cost least, when that costs
+// less; the plan places the same pods for less, and the plans compared
+// before it stay as they were. As relocateLast, it leaves alone a claim
+// whose pods a spread on the key counts with pods elsewhere
+// (spreadConfined).
+
+// repinTries bounds the repins tried on a plan: each checks every placed
+// pod's topology again.
+const repinTries = 64
+
+// repinKeys are the keys repinLast moves a claim along.
+var repinKeys = []string{requirements.LabelTopologyZone, requirements.LabelCapacityType}
+
+// repinLast repins the kept plan's claims (see above).
+func (s *solver) repinLast() {
+	if !s.lastMovesApply() {
+		return
+	}
+	budget, tries := s.moveBudget(), 0
+	order := s.byPrice()
+	slices.Reverse(order)
+	for _, cl := range order {
+		if budget <= 0 || tries >= repinTries {
+			return
+		}
+		if !cl.live() {
+			continue
+		}
+		_, free, ok := s.relocateAttempts(cl)
+		if !ok {
+			continue
+		}
+		for _, key := range repinKeys {
+			if !s.spreadConfined(cl, key) {
+				continue
+			}
+			if id, price, ok := s.repinTarget(cl, free, key); ok {
+				budget--
+				tries++
+				if s.repin(cl, id, price) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// repinTarget returns cl's requirements with its one value of key replaced
+// by the value, among those its pods allow (free), where cl's pods cost
+// least, and that price, when it is below cl's.
+func (s *solver) repinTarget(cl *claim, free int32, key string) (int32, float64, bool) {
+	reqs := s.reqs.info(cl.reqID).reqs
+	cur := reqs.Get(key)
+	allowed := s.reqs.info(free).reqs.Get(key)
+	if cur.Len() != 1 || !allowed.IsFinite() || allowed.Len() < 2 {
+		return -1, 0, false
+	}
+	bestID, best := int32(-1), cl.price-priceEps
+	for _, v := range allowed.Values() {
+		if cur.Has(v) {
+			continue
+		}
+		id := s.reqs.and(free, s.reqs.intern(reqs.Without(key).Add(requirements.In(key, v)), cl.pool))
+		if id < 0 {
+			continue
+		}
+		charged := cl.charged
+		if _, _, price, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &charged, 0, best, cl); ok && price < best {
+			bestID, best = id, price
+		}
+	}
+	return bestID, best, bestID >= 0
+}
+
+// repin moves cl to requirements id (its cheapest type there costs price)
+// and keeps the move when the plan's topology holds on its nodes as they
+// then launch; else cl returns to what it was.
+func (s *solver) repin(cl *claim, id int32, price float64) bool {
+	st := s.snapshot(cl)
+	t, pos, p, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &cl.charged, 0, math.Inf(1), cl)
+	if !ok || p > price+priceEps {
+		return false
+	}
+	capT, ok := s.chargeFor(cl.pool, id, cl.used, t, cl.ports, &cl.charged)
+	if !ok {
+		return false
+	}
+	s.rehost(cl, func() {
+		cl.pool.charge(&capT, &cl.charged)
+		cl.charged = capT
+		s.rebucket(cl, id)
+		cl.typ, cl.pos, cl.price = t, pos, p
+		s.reindex(cl)
+		s.updateHold(cl)
+	})
+	if s.honoredHold() {
+		return true
+	}
+	s.rehost(cl, func() { s.restore(cl, st) })
+	return false
+}
+
+// rehost runs change, which changes cl's requirements, with cl's pods
+// counted off its host before and on it after.
+func (s *solver) rehost(cl *claim, change func()) {
+	host := s.claimHost(cl)
+	for _, pp := range cl.pods {
+		if pp.cls.topo.Relevant() {
+			a, _ := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			s.topo.Unrecord(pp.cls.topo, a.active, &host)
+		}
+	}
+	change()
+	host = s.claimHost(cl)
+	for _, pp := range cl.pods {
+		if pp.cls.topo.Relevant() {
+			a, _ := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			s.topo.Record(pp.cls.topo, a.active, &host)
+		}
+	}
+}
+
+// honoredHold reports whether every placed pod's topology rules that its
+// placement honoured (the required ones, and the preferences active at its
+// relaxation level) hold where it is, on the plan's domains when a spread
+// counts (closeDomains): the open ones are what kept the claim where it
+// was.
+func (s *solver) honoredHold() bool {
+	if s.topo.HasSpread() {
+		_, reopen, ok := s.closeDomains()
+		if !ok {
+			return false
+		}
+		defer reopen()
+	}
+	for _, pp := range s.pending {
+		if !placedOn(pp) || !pp.cls.topo.Relevant() {
+			continue
+		}
+		a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+		if !ok {
+			return false
+		}
+		host := s.hostOf(pp)
+		s.topo.Unrecord(pp.cls.topo, a.active, &host)
+		_, v := s.topo.Check(pp.cls.topo, a.active, &host, nil)
+		s.topo.Record(pp.cls.topo, a.active, &host)
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // spreadConfined reports whether every spread on key that counts a pod of
 // cl counts only pods of cl (topology.Tracker.SpreadConfined): moving cl to
 // another domain of key then changes no count but the domain that holds
