@@ -161,6 +161,11 @@ type config struct {
 	// (reservedpins.go); set only for the plan Solve makes when capacity
 	// reservations exist and a topology group counts on such a key.
 	reservedPins bool
+	// inverseOpen leaves a claim open on a key where only the required
+	// anti-affinity of existing pods counts its pods
+	// (topology.Tracker.LeaveInverseOpen); set only for the plan Solve
+	// makes when such anti-affinity counts a pending pod.
+	inverseOpen bool
 	// strictReserved keeps a claim that holds a capacity reservation on
 	// reservations (strictres.go); set only for a second plan in
 	// Karpenter's order of in-flight NodeClaims, with joinFewest.

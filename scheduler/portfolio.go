@@ -68,7 +68,12 @@ import (
 //
 // Plans share nothing mutable and are made on goroutines of their own.
 //
-// Four more plans of the whole portfolio, each finished, replace the best
+// Where the required anti-affinity of existing pods alone counts a
+// pending pod on a key other than hostname, one more plan, finished,
+// replaces the finished best when it places more pods, or the same pods
+// for less (inverseopen.go).
+//
+// More plans of the whole portfolio, each finished, replace the best
 // (finished) if they place more pods: when pods are left unplaced that a
 // NodePool with limits could take, the plan with every preference the
 // policy need not Honor dropped from the start (dropprefs.go); when a
@@ -76,10 +81,14 @@ import (
 // the plan with that class held (never placed, its rules not registered;
 // heldowners.go); when pods are left unplaced that need a pod-affinity
 // target in their domain and spread themselves over the same key, the plan
-// whose targets prefer to spread over that key too (targetspread.go);
-// when pods are left unplaced whose DoNotSchedule spread under
-// nodeAffinityPolicy Ignore counts domains they cannot enter, the plan
-// with new NodeClaims held to the values they can take (avoiddomains.go).
+// whose targets prefer to spread over that key too, then must
+// (targetspread.go); when such followers select a few values of the key,
+// the plan whose targets prefer those values (targetdomains.go); when
+// followers are left while pods keep topology preferences, the plan with
+// preferences dropped (dropprefs.go); when pods are left unplaced whose
+// DoNotSchedule spread under nodeAffinityPolicy Ignore counts domains they
+// cannot enter, the plan with new NodeClaims held to the values they can
+// take (avoiddomains.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
@@ -140,6 +149,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
 		return best, err
 	}
+	if best, err = best.orInverseOpen(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
 	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
@@ -163,7 +175,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // (ownerslast.go) or with classes left out (leftout.go) instead, then its
 // claims drained by ejection where that makes it cheaper (eject.go), then
 // pods of different shapes swapped between two claims that then cost less
-// together (swap.go).
+// together (swap.go), then claims relocated whole to another zone where
+// they cost less, and repinned to the zone or capacity type where they
+// cost least, judged on the plan's own domains (relocate.go).
 func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s.placeLeftAhead()
 	s.closePlan()
@@ -178,6 +192,8 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.ejectLast()
 	s.swapLast()
 	s.shiftLast()
+	s.relocateLast()
+	s.repinLast()
 	return s, nil
 }
 
@@ -243,6 +259,7 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		res.reservedPins = true
 		more = append(more, res)
 	}
+
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
 	if err != nil || own.placed() == len(own.pending) {
 		return best, err

@@ -250,6 +250,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()
 	}
+	if s.cfg.inverseOpen {
+		s.topo.LeaveInverseOpen()
+	}
 	specs := make([]topology.PodSpec, len(s.classes))
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {

@@ -41,8 +41,10 @@ type Pod struct {
 	// (loose.go): a check never pins a NodeClaim there.
 	loose []bool
 	// open marks each of keys on which the pod's only rules are preferred
-	// anti-affinity terms and only loose groups count it (loose.go): a
-	// check leaves a NodeClaim open on every domain those terms allow.
+	// anti-affinity terms and only loose groups count it (loose.go), or
+	// on which it has no rule and only inverse-only groups count it
+	// (inverse.go): a check leaves a NodeClaim open on every domain those
+	// terms allow.
 	open []bool
 }
 
@@ -114,6 +116,9 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 				p.matched = append(p.matched, g)
 			}
 		}
+	}
+	t.markInverseOnly(pods)
+	for _, p := range pods {
 		keys := map[string]bool{}
 		for _, term := range p.Terms {
 			keys[term.Key] = true
@@ -128,7 +133,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
 			p.loose = append(p.loose, p.looseKey(k))
-			p.open = append(p.open, t.leaveOpen && p.softOwnerKey(k))
+			p.open = append(p.open, (t.leaveOpen && p.softOwnerKey(k)) || (t.inverseOpen && p.inverseOnlyKey(k)))
 		}
 	}
 }
@@ -1344,6 +1349,9 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 			t.countLoose(g, h, add)
 			continue
 		}
+		if g.inverseOnly && h.Node == nil {
+			continue // never read (LeaveInverseOpen)
+		}
 		if d, ok := t.domainOf(g.ks, h); ok {
 			if add {
 				g.add(d)
@@ -1465,4 +1473,29 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 // selects the pod itself (it may start a domain of its group).
 func (p *Pod) SelfAffine() bool {
 	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Affinity && t.Required && t.self })
+}
+
+// SpreadConfined reports whether every spread group on key that counts one
+// of pods counts no other pod: its recorded total is how many of pods it
+// counts. Pods moved together to another domain of key then leave every
+// such group as it was but for the domain that holds them.
+func (t *Tracker) SpreadConfined(pods []*Pod, key string) bool {
+	n := map[*group]int32{}
+	for _, p := range pods {
+		for _, g := range p.matched {
+			if g.kind == Spread && g.ks.key == key {
+				n[g]++
+			}
+		}
+	}
+	for g, k := range n {
+		total := int32(0)
+		for _, c := range g.count {
+			total += c
+		}
+		if total != k {
+			return false
+		}
+	}
+	return true
 }

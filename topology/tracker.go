@@ -118,6 +118,9 @@ type Tracker struct {
 	// (none unless leaveOpen: LeaveSoftTargetsOpen).
 	looseGroups []*group
 	leaveOpen   bool
+	// inverseOpen and anyInverseOnly: inverse.go.
+	inverseOpen    bool
+	anyInverseOnly bool
 	// domains sums a hash of (group, domain) over every recorded count
 	// and owner outside hostname domains (DomainSum).
 	domains uint64
@@ -331,6 +334,10 @@ type group struct {
 	required bool
 	loose    bool
 	entries  map[string]*looseEntry
+	// inverseOnly marks, under LeaveInverseOpen, a required anti-affinity
+	// group that only existing pods own and pending pods are counted by
+	// (inverse.go).
+	inverseOnly bool
 }
 
 func (g *group) grow(d int32) {

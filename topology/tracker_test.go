@@ -852,6 +852,36 @@ func TestCheckInverseAntiAffinity(t *testing.T) {
 		})
 	}
 
+	t.Run("LeaveInverseOpen: existing guard leaves an open claim open on the zones it leaves", func(t *testing.T) {
+		t.Parallel()
+		existing := []topology.ExistingPod{{Namespace: "default", Labels: map[string]string{"app": "guard"}, Node: nA, AntiAffinity: []corev1.PodAffinityTerm{guardTerm}}}
+		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(nA), nodeSource(nB)}, nil, existing)
+		tr.LeaveInverseOpen()
+		p := register(t, tr, specOf(testutil.Pod("web").Label("app", "web").Obj()))[0]
+		require.True(t, tr.HasInverseOnly())
+		if diff := gocmp.Diff(ok(requirements.In(zoneKey, zoneB, zoneC).String()), check(tr, p, requiredOnly, openClaim("c"), nil)); diff != "" {
+			t.Errorf("Check (-want +got):\n%s", diff)
+		}
+		if diff := gocmp.Diff(blocked, check(tr, p, requiredOnly, onNode(nA), nil)); diff != "" {
+			t.Errorf("Check on the guard's node (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("LeaveInverseOpen: existing guard whose term a pending pod owns too: open claim pinned away", func(t *testing.T) {
+		t.Parallel()
+		existing := []topology.ExistingPod{{Namespace: "default", Labels: map[string]string{"app": "guard"}, Node: nA, AntiAffinity: []corev1.PodAffinityTerm{guardTerm}}}
+		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(nA), nodeSource(nB)}, nil, existing)
+		tr.LeaveInverseOpen()
+		pods := register(t, tr,
+			specOf(testutil.Pod("guard").Label("app", "guard").PodAntiAffinityTerm(guardTerm).Obj()),
+			specOf(testutil.Pod("web").Label("app", "web").Obj()),
+		)
+		require.False(t, tr.HasInverseOnly())
+		if diff := gocmp.Diff(ok(pin(zoneKey, zoneB)), check(tr, pods[1], requiredOnly, openClaim("c"), nil)); diff != "" {
+			t.Errorf("Check (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("a recorded pending guard blocks its zone until unrecorded", func(t *testing.T) {
 		t.Parallel()
 		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)

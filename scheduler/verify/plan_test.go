@@ -470,6 +470,26 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			want:    []scheduler.ReasonCode{scheduler.ReasonPodAntiAffinity},
 		},
 		{
+			// The guard's zonal anti-affinity leaves the web pod's claim
+			// open on the zones other than z1 (valid: it never lands in
+			// z1); opened to z1 too, where it launches matters.
+			name: "zone left open into a bound pod's anti-affinity",
+			input: func(t *testing.T) planInput {
+				in := existingInput(t, testutil.Pod("web").Label("app", "web").CPU("100m").Obj())
+				node := testutil.Node("node-a").Label(requirements.LabelTopologyZone, "z1").Size("2", "4Gi", "10").Obj()
+				guard := testutil.Pod("guard").NodeName("node-a").CPU("1900m").PodAntiAffinity(requirements.LabelTopologyZone, web()).Obj()
+				in.opts = []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, []*corev1.Pod{guard})}
+				return in
+			},
+			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
+				require.Len(t, res.NodeClaims, 1, "precondition")
+				nc := &res.NodeClaims[0]
+				require.NotEqual(t, "z1", nc.Zone, "precondition")
+				setExpr(nc, requirements.LabelTopologyZone, "z1", nc.Zone)
+			},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologyDomain},
+		},
+		{
 			name: "host ports clash",
 			input: func(t *testing.T) planInput {
 				return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},

@@ -413,6 +413,9 @@ func (v *verifier) checkInverseAntiAffinity(w *vworld) {
 				if p.bound || p == q {
 					continue
 				}
+				if ok && v.avoids(p, t.key, dom) {
+					continue // whatever it launches with, never q's domain
+				}
 				w.mark(p, t.key, "the required anti-affinity of bound pod "+q.name)
 				if val, has := p.host.labels[t.key]; ok && has && val == dom {
 					v.report(Violation{Code: scheduler.ReasonPodAntiAffinity, Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host), Message: fmt.Sprintf(
@@ -421,6 +424,26 @@ func (v *verifier) checkInverseAntiAffinity(w *vworld) {
 			}
 		}
 	}
+}
+
+// avoids reports whether pod p is on a NodeClaim that launches with a
+// value of key other than dom (and with the key), whichever of its
+// possible values it launches with: the domain of a bound pod's required
+// anti-affinity then never holds p, and the claim's value of key does not
+// matter to that term.
+func (v *verifier) avoids(p *vpod, key, dom string) bool {
+	c := p.host.claim
+	if c == nil {
+		return false
+	}
+	if vals, absent, ok := v.launchValues(c, key); ok && len(c.options) > 0 {
+		return !absent && len(vals) > 0 && !slices.Contains(vals, dom)
+	}
+	if val, ok := v.schema.NormalizeLabels(c.nc.Labels)[key]; ok {
+		return val != dom
+	}
+	r := v.effective(c, key)
+	return r.IsFinite() && !r.AllowsAbsent() && len(r.Values()) > 0 && !r.Has(dom)
 }
 
 // checkPinned checks that every NodeClaim whose domain on a key matters to

@@ -1,0 +1,447 @@
+package scheduler
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
+)
+
+// Relocating a claim to another zone. A pod that a topology group counts
+// on the zone pins its claim to one zone when it opens it: the one where
+// the claim is cheapest for that pod alone. Pods of other classes that
+// join it later grow it into a type whose cheapest offering may be in
+// another zone (a capacity reservation, a spot price), and the other moves
+// take pods to claims that exist, never a claim to another zone.
+// Karpenter leaves the zone of such a claim open until its type decides
+// it. relocate takes every pod off the claim and places them, in the
+// order they joined it, on one new claim of the same NodePool pinned to
+// another zone, and keeps the result when it costs less and the plan's
+// topology still holds (every pod's own rules checked there as for any
+// placement, the spreads that count the pods holding once all have
+// moved); else everything goes back. The pods move together, so the
+// hostname affinity among them holds; a pod that another pod follows on a
+// key other than hostname stays in its domains of those keys
+// (topology.Pod.MayChangeDomain).
+//
+// relocateLast does so on the plan Solve keeps, after the last moves (as
+// they do, it leaves the plans compared, and which of them is kept, as
+// they were), and keeps a relocation only when the plan as it launches
+// costs less: with capacity reservations, a claim's price depends on the
+// order claims launch in (launchTotal). Made while the plans are improved,
+// a relocation cheaper there could steer the phases after it into a
+// dearer plan. A claim whose pods a zone spread counts together with pods
+// elsewhere is left where it is (spreadConfined): the move would rest on
+// the spread's counts of the others.
+
+// relocateMaxPods bounds the pending pods of a plan whose claims are
+// relocated, and relocateTries the relocations tried on it (each checks
+// every placed pod's topology again).
+const (
+	relocateMaxPods = 2000
+	relocateTries   = 64
+)
+
+// relocateZones bounds the zones tried per claim (the cheapest first).
+const relocateZones = 2
+
+// relocateLast tries to relocate every live claim of the kept plan, the
+// dearest first.
+func (s *solver) relocateLast() {
+	if s.final != nil || !s.slackBuilt || len(s.pending) > relocateMaxPods {
+		return
+	}
+	if s.placed() < len(s.pending) && s.limitsLeftPods() {
+		return // a relocation may spend the limits differently
+	}
+	budget, tries := s.moveBudget(), 0
+	order := s.byPrice()
+	slices.Reverse(order)
+	for _, cl := range order {
+		if budget <= 0 || tries >= relocateTries {
+			return
+		}
+		if cl.live() {
+			s.relocate(cl, &budget, &tries)
+		}
+	}
+}
+
+// relocate moves every pod of cl to one new claim in the zone where they
+// cost least together, when the plan then launches for less.
+func (s *solver) relocate(cl *claim, budget, tries *int) {
+	if !s.spreadConfined(cl, requirements.LabelTopologyZone) {
+		return
+	}
+	atts, free, ok := s.relocateAttempts(cl)
+	if !ok {
+		return
+	}
+	targets := s.relocateTargets(cl, free)
+	if len(targets) == 0 {
+		return
+	}
+	before, ok := s.launchTotal()
+	if !ok {
+		return
+	}
+	for _, z := range targets {
+		if *budget <= 0 || *tries >= relocateTries {
+			return
+		}
+		*tries++
+		if s.relocateTo(cl, atts, z, before, budget) {
+			return
+		}
+	}
+}
+
+// launchTotal is the price of the plan's live claims as they would launch
+// now, in the order finalisation launches them (the claims that hold a
+// reservation first, each taking a place of the next ones); false when
+// one would not launch.
+func (s *solver) launchTotal() (float64, bool) {
+	resUsed := map[string]int{}
+	left := func(id string) int { return s.resCap[id] - resUsed[id] }
+	total := 0.0
+	for _, holders := range []bool{true, false} {
+		for _, cl := range s.claims {
+			if !cl.live() || (cl.resID != "") != holders {
+				continue
+			}
+			info := s.reqs.info(cl.reqID)
+			info.typeSet(s)
+			l, drop := s.chooseLaunch(cl, info, left)
+			if drop != nil {
+				return 0, false
+			}
+			if l.resID != "" {
+				resUsed[l.resID]++
+			}
+			total += l.price
+		}
+	}
+	return total, true
+}
+
+// relocateAttempts returns the attempt each pod of cl would move under
+// (its term and level; pinned to cl's domains on the keys topology counts
+// it on when it may not change domain), and the requirements of a claim
+// of cl's NodePool that holds them all.
+func (s *solver) relocateAttempts(cl *claim) ([]attempt, int32, bool) {
+	atts := make([]attempt, len(cl.pods))
+	id := cl.pool.reqID
+	for i, pp := range cl.pods {
+		c := pp.cls
+		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
+		if !ok {
+			return nil, -1, false
+		}
+		if !c.topo.MayChangeDomain() {
+			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
+				return nil, -1, false
+			}
+		}
+		if id = s.reqs.compat(id, a.reqID); id < 0 {
+			return nil, -1, false
+		}
+		atts[i] = a
+	}
+	return atts, id, true
+}
+
+// relocateTarget is a zone a claim may move to and the requirements of
+// the claim there.
+type relocateTarget struct {
+	pin   int32
+	price float64
+}
+
+// relocateTargets lists, for a claim pinned to one zone whose pods could
+// all run in others, the other zones where a claim with requirements free
+// holds cl's pods for less than cl, the cheapest first (at most
+// relocateZones).
+func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
+	zone := s.reqs.info(cl.reqID).reqs.Get(requirements.LabelTopologyZone)
+	allowed := s.reqs.info(free).reqs.Get(requirements.LabelTopologyZone)
+	if zone.Len() != 1 || allowed.Len() == 1 {
+		return nil // not pinned to a zone, or its pods need that one
+	}
+	var out []relocateTarget
+	for _, z := range s.idx.Zones() {
+		if !allowed.Has(z) || zone.Has(z) {
+			continue
+		}
+		pin := s.reqs.intern(requirements.NewRequirements(requirements.In(requirements.LabelTopologyZone, z)), nil)
+		id := s.reqs.and(free, pin)
+		if id < 0 {
+			continue
+		}
+		var zero binpack.Vec
+		_, _, price, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &zero, 0, math.Inf(1), cl)
+		if ok && price < cl.price-priceEps {
+			out = append(out, relocateTarget{pin: pin, price: price})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b relocateTarget) int { return cmp.Compare(a.price, b.price) })
+	return out[:min(len(out), relocateZones)]
+}
+
+// relocateTo moves the pods of cl, under atts, to a new claim pinned to
+// the target's zone, and keeps the move when the new claim costs less than
+// cl did, the plan's topology holds and the plan launches for less than
+// before; else it puts everything back.
+func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int) bool {
+	pods := slices.Clone(cl.pods)
+	placed := make([]placedAttempt, len(pods))
+	price, nodesLeft := cl.price, cl.pool.nodesLeft
+	outer := s.beginJournal()
+	for i, pp := range pods {
+		placed[i] = pp.att
+		host := s.claimHost(cl)
+		s.topo.Unrecord(pp.cls.topo, atts[i].active, &host)
+		s.detach(pp)
+	}
+	var dst *claim
+	ok := true
+	for i, pp := range pods {
+		a := atts[i]
+		if a.reqID = s.reqs.and(a.reqID, z.pin); a.reqID < 0 {
+			ok = false
+			break
+		}
+		*budget--
+		var ev evaluation
+		if dst == nil {
+			a.allowNew = true
+			ev, ok = s.evalNew(a, cl.pool)
+		} else {
+			ev, ok = s.evalClaim(a, dst)
+		}
+		if !ok {
+			break
+		}
+		s.commit(pp, a, ev)
+		if dst == nil {
+			dst = pp.claim
+		}
+	}
+	if ok {
+		ok = dst.price < price-priceEps && s.relocatedHold(pods)
+	}
+	if ok {
+		after, launches := s.launchTotal()
+		ok = launches && after < before-priceEps
+	}
+	if ok {
+		s.keepJournal(outer)
+		return true
+	}
+	for i, pp := range pods {
+		if pp.claim != nil {
+			s.moveBack(pp, cl)
+		} else {
+			s.returnTo(pp, atts[i], cl)
+		}
+	}
+	for i, pp := range pods {
+		pp.att = placed[i]
+	}
+	s.rollback(nil, outer)
+	// cl came back while the new claim still held pods: undrop found no
+	// node left to take, and the new claim's drop then gave one back.
+	cl.pool.nodesLeft = nodesLeft
+	return false
+}
+
+// relocatedHold reports whether the plan's topology holds once pods moved
+// to another zone: the spreads that count each of them, and the domains
+// of the plan's nodes as they would launch (planHolds).
+func (s *solver) relocatedHold(pods []*pending) bool {
+	for _, pp := range pods {
+		if !s.topo.SpreadHolds(pp.cls.topo) {
+			return false
+		}
+	}
+	return s.planHolds()
+}
+
+// Repinning a claim on the kept plan. While the plan is made, every value
+// a NodePool can launch with is a domain of a spread (planroom.go): a zone
+// spread, or a capacity-type spread, sees an empty domain where no node of
+// the plan will be, and keeps the claim of a pod it counts out of the
+// domain the others fill. kube-scheduler counts the domains of the nodes
+// only: once the plan opens no more claims, a claim may move to another
+// value of its zone or capacity type (spot instead of on-demand, say) when
+// every placed pod's topology still holds on the plan's nodes as they then
+// launch. repinLast does so on the plan Solve keeps, after the last moves
+// and under their limits (lastMovesApply: no capacity reservations, whose
+// prices depend on the order claims launch in), the dearest claim first,
+// each to the value of the key where its pods cost least, when that costs
+// less; the plan places the same pods for less, and the plans compared
+// before it stay as they were. As relocateLast, it leaves alone a claim
+// whose pods a spread on the key counts with pods elsewhere
+// (spreadConfined).
+
+// repinTries bounds the repins tried on a plan: each checks every placed
+// pod's topology again.
+const repinTries = 64
+
+// repinKeys are the keys repinLast moves a claim along.
+var repinKeys = []string{requirements.LabelTopologyZone, requirements.LabelCapacityType}
+
+// repinLast repins the kept plan's claims (see above).
+func (s *solver) repinLast() {
+	if !s.lastMovesApply() {
+		return
+	}
+	budget, tries := s.moveBudget(), 0
+	order := s.byPrice()
+	slices.Reverse(order)
+	for _, cl := range order {
+		if budget <= 0 || tries >= repinTries {
+			return
+		}
+		if !cl.live() {
+			continue
+		}
+		_, free, ok := s.relocateAttempts(cl)
+		if !ok {
+			continue
+		}
+		for _, key := range repinKeys {
+			if !s.spreadConfined(cl, key) {
+				continue
+			}
+			if id, price, ok := s.repinTarget(cl, free, key); ok {
+				budget--
+				tries++
+				if s.repin(cl, id, price) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// repinTarget returns cl's requirements with its one value of key replaced
+// by the value, among those its pods allow (free), where cl's pods cost
+// least, and that price, when it is below cl's.
+func (s *solver) repinTarget(cl *claim, free int32, key string) (int32, float64, bool) {
+	reqs := s.reqs.info(cl.reqID).reqs
+	cur := reqs.Get(key)
+	allowed := s.reqs.info(free).reqs.Get(key)
+	if cur.Len() != 1 || !allowed.IsFinite() || allowed.Len() < 2 {
+		return -1, 0, false
+	}
+	bestID, best := int32(-1), cl.price-priceEps
+	for _, v := range allowed.Values() {
+		if cur.Has(v) {
+			continue
+		}
+		id := s.reqs.and(free, s.reqs.intern(reqs.Without(key).Add(requirements.In(key, v)), cl.pool))
+		if id < 0 {
+			continue
+		}
+		charged := cl.charged
+		if _, _, price, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &charged, 0, best, cl); ok && price < best {
+			bestID, best = id, price
+		}
+	}
+	return bestID, best, bestID >= 0
+}
+
+// repin moves cl to requirements id (its cheapest type there costs price)
+// and keeps the move when the plan's topology holds on its nodes as they
+// then launch; else cl returns to what it was.
+func (s *solver) repin(cl *claim, id int32, price float64) bool {
+	st := s.snapshot(cl)
+	t, pos, p, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &cl.charged, 0, math.Inf(1), cl)
+	if !ok || p > price+priceEps {
+		return false
+	}
+	capT, ok := s.chargeFor(cl.pool, id, cl.used, t, cl.ports, &cl.charged)
+	if !ok {
+		return false
+	}
+	s.rehost(cl, func() {
+		cl.pool.charge(&capT, &cl.charged)
+		cl.charged = capT
+		s.rebucket(cl, id)
+		cl.typ, cl.pos, cl.price = t, pos, p
+		s.reindex(cl)
+		s.updateHold(cl)
+	})
+	if s.honoredHold() {
+		return true
+	}
+	s.rehost(cl, func() { s.restore(cl, st) })
+	return false
+}
+
+// rehost runs change, which changes cl's requirements, with cl's pods
+// counted off its host before and on it after.
+func (s *solver) rehost(cl *claim, change func()) {
+	host := s.claimHost(cl)
+	for _, pp := range cl.pods {
+		if pp.cls.topo.Relevant() {
+			a, _ := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			s.topo.Unrecord(pp.cls.topo, a.active, &host)
+		}
+	}
+	change()
+	host = s.claimHost(cl)
+	for _, pp := range cl.pods {
+		if pp.cls.topo.Relevant() {
+			a, _ := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+			s.topo.Record(pp.cls.topo, a.active, &host)
+		}
+	}
+}
+
+// honoredHold reports whether every placed pod's topology rules that its
+// placement honoured (the required ones, and the preferences active at its
+// relaxation level) hold where it is, on the plan's domains when a spread
+// counts (closeDomains): the open ones are what kept the claim where it
+// was.
+func (s *solver) honoredHold() bool {
+	if s.topo.HasSpread() {
+		_, reopen, ok := s.closeDomains()
+		if !ok {
+			return false
+		}
+		defer reopen()
+	}
+	for _, pp := range s.pending {
+		if !placedOn(pp) || !pp.cls.topo.Relevant() {
+			continue
+		}
+		a, ok := s.newAttempt(pp.cls, pp.att.alt, pp.att.level, false)
+		if !ok {
+			return false
+		}
+		host := s.hostOf(pp)
+		s.topo.Unrecord(pp.cls.topo, a.active, &host)
+		_, v := s.topo.Check(pp.cls.topo, a.active, &host, nil)
+		s.topo.Record(pp.cls.topo, a.active, &host)
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// spreadConfined reports whether every spread on key that counts a pod of
+// cl counts only pods of cl (topology.Tracker.SpreadConfined): moving cl to
+// another domain of key then changes no count but the domain that holds
+// them all, and the move does not rest on the counts of pods elsewhere.
+func (s *solver) spreadConfined(cl *claim, key string) bool {
+	pods := make([]*topology.Pod, 0, len(cl.pods))
+	for _, pp := range cl.pods {
+		pods = append(pods, pp.cls.topo)
+	}
+	return s.topo.SpreadConfined(pods, key)
+}
