@@ -73,8 +73,14 @@ func (s *solver) relocateLast() {
 // relocate moves every pod of cl to one new claim in the zone where they
 // cost least together, when the plan then launches for less.
 func (s *solver) relocate(cl *claim, budget, tries *int) {
-	if !s.spreadConfined(cl, requirements.LabelTopologyZone) {
-		return
+	// The new claim's offering decides its capacity type (and zone ID) as
+	// well as its zone: a spread on any of them that counts pods elsewhere
+	// leaves the claim where it is (r3 seed 4016: a capacity-type spread of
+	// maxSkew 2 broken by a claim moved from on-demand to spot).
+	for _, key := range offeringKeys {
+		if !s.spreadConfined(cl, key) {
+			return
+		}
 	}
 	atts, free, ok := s.relocateAttempts(cl)
 	if !ok {
@@ -433,6 +439,9 @@ func (s *solver) honoredHold() bool {
 	}
 	return true
 }
+
+// offeringKeys are the keys whose value a NodeClaim's offering decides.
+var offeringKeys = []string{requirements.LabelTopologyZone, requirements.LabelCapacityType, "topology.k8s.aws/zone-id"}
 
 // spreadConfined reports whether every spread on key that counts a pod of
 // cl counts only pods of cl (topology.Tracker.SpreadConfined): moving cl to
