@@ -47,8 +47,7 @@ func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.No
 		}
 		pools[i] = np
 	}
-	c := cfg
-	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	c := cfg.replanOf(best)
 	c.domainsAvoided = true
 	c.shared = newExistingShare(c.memo) // the pools differ from the shared ones
 	v, err := best.orFinishedReplan(pods, pools, catalog, c)

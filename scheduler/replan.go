@@ -34,6 +34,14 @@ func (s *solver) orClosedReplan(pods []*corev1.Pod, nodePools []nodepool.NodePoo
 // orFinishedReplan plans the input under alt with its alternatives and
 // finishes it (bestOfPolicy, finish), and returns it when it places more
 // pods as it launches than best, finished; else best.
+// replanOf is c with the policies and held classes of the plan best (which
+// may have dropped preferences or held owners), for a plan made to replace
+// it.
+func (c config) replanOf(best *solver) config {
+	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	return c
+}
+
 func (best *solver) orFinishedReplan(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, alt config) (*solver, error) {
 	v, err := bestOfPolicy(pods, nodePools, catalog, alt)
 	if err != nil {

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -44,8 +43,7 @@ func (best *solver) orTargetsToFollowerDomains(pods []*corev1.Pod, nodePools []n
 	if len(want) == 0 {
 		return best, nil
 	}
-	c := cfg
-	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	c := cfg.replanOf(best)
 	c.targetDomains = want
 	return best.orFinishedReplan(pods, nodePools, catalog, c)
 }
@@ -97,7 +95,9 @@ func addFollowerDomain(out map[string]requirements.Requirement, t *class, key st
 		if prev.Key() != key {
 			return
 		}
-		vals := slices.Sorted(maps.Keys(setOf(append(slices.Clone(prev.Values()), r.Values()...))))
+		vals := append(slices.Clone(prev.Values()), r.Values()...)
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
 		if slices.Equal(vals, prev.Values()) {
 			return // seen: no new value (also ends cycles)
 		}
@@ -111,15 +111,6 @@ func addFollowerDomain(out map[string]requirements.Requirement, t *class, key st
 			}
 		}
 	}
-}
-
-// setOf is the set of vs.
-func setOf(vs []string) map[string]bool {
-	m := make(map[string]bool, len(vs))
-	for _, v := range vs {
-		m[v] = true
-	}
-	return m
 }
 
 // followerDomainTerm is the preferred node-affinity term config.targetDomains

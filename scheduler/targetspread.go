@@ -48,8 +48,7 @@ func (best *solver) orTargetsSpread(pods []*corev1.Pod, nodePools []nodepool.Nod
 	}
 	// The caller's config, with the policies and held classes of the plan
 	// it replaces (which may have dropped preferences or held owners).
-	c := cfg
-	c.preference, c.preferenceByKind, c.judgedAs, c.held = best.cfg.preference, best.cfg.preferenceByKind, best.cfg.judgedAs, best.cfg.held
+	c := cfg.replanOf(best)
 	c.spreadTargets = spread
 	v, err := best.orFinishedReplan(pods, nodePools, catalog, c)
 	if err != nil || v != best {

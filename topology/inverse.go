@@ -1,10 +1,6 @@
 package topology
 
-import (
-	"slices"
-
-	"github.com/nodeplan/nodeplan/requirements"
-)
+import "github.com/nodeplan/nodeplan/requirements"
 
 // Inverse-only anti-affinity. A required anti-affinity term of a pod bound
 // to an existing node keeps the pods it selects out of that node's domain;
@@ -53,18 +49,5 @@ func (t *Tracker) markInverseOnly(pods []*Pod) {
 // inverseOnlyKey reports whether only inverse-only groups count the pod on
 // key (at least one) and no term of its own is on it.
 func (p *Pod) inverseOnlyKey(key string) bool {
-	if key == requirements.LabelHostname || slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Key == key }) {
-		return false
-	}
-	counted := false
-	for _, g := range p.matched {
-		if g.ks.key != key {
-			continue
-		}
-		if !g.inverseOnly {
-			return false
-		}
-		counted = true
-	}
-	return counted
+	return p.countedOnlyBy(key, func(g *group) bool { return g.inverseOnly })
 }

@@ -70,6 +70,13 @@ func (t *Tracker) markLoose() {
 // looseKey reports whether the pod's NodeClaim stays open on key: only
 // loose groups count the pod there, and no term of its own is on it.
 func (p *Pod) looseKey(key string) bool {
+	return p.countedOnlyBy(key, func(g *group) bool { return g.loose })
+}
+
+// countedOnlyBy reports whether key is not hostname, no term of the pod is
+// on it, and the groups that count the pod on it are at least one and all
+// of the kind only reports.
+func (p *Pod) countedOnlyBy(key string, only func(*group) bool) bool {
 	if key == requirements.LabelHostname || slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Key == key }) {
 		return false
 	}
@@ -78,7 +85,7 @@ func (p *Pod) looseKey(key string) bool {
 		if g.ks.key != key {
 			continue
 		}
-		if !g.loose {
+		if !only(g) {
 			return false
 		}
 		counted = true
