@@ -394,6 +394,20 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			want: []scheduler.ReasonCode{scheduler.ReasonIncompatible},
 		},
 		{
+			name: "custom label the NodePool does not declare",
+			input: func(t *testing.T) planInput {
+				return onePodInput(t, testutil.Pod("team-a").NodeSelector("team", "a"),
+					testutil.NodePool("teams").Requirement("team", corev1.NodeSelectorOpIn, "a").Obj(), testutil.NodePool("plain").Obj())
+			},
+			corrupt: func(t *testing.T, _ *planInput, res *scheduler.Result) {
+				nc := &res.NodeClaims[0]
+				nc.NodePool = "plain"
+				nc.Labels[requirements.LabelNodePool] = "plain"
+				setExpr(nc, requirements.LabelNodePool, "plain")
+			},
+			want: []scheduler.ReasonCode{scheduler.ReasonUndefinedLabel},
+		},
+		{
 			name: "requirements outside the NodePool's",
 			input: func(t *testing.T) planInput {
 				return onePodInput(t, testutil.Pod("plain"),

@@ -37,6 +37,8 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node requirements match no node: %s", p.altsWhy))
 	} else if key, eff, want, ok := v.impliedByClaim(c, p.alts); !ok {
 		v.report(with(at, scheduler.ReasonIncompatible, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
+	} else if err := v.poolDeclares(c, p.alts); err != nil {
+		v.report(with(at, scheduler.ReasonUndefinedLabel, "the NodePool %s cannot take the pod: %v", c.tmpl.Name, err))
 	}
 	if t, bad := requirements.UntoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
 		v.report(with(at, scheduler.ReasonTaint, "the pod does not tolerate the NodeClaim's taint %s", t.ToString()))
@@ -50,6 +52,40 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 			v.report(with(at, scheduler.ReasonVolumeTopology, "on %s the NodeClaim allows %s (chosen zone %s), the pod's volumes require %s", key, eff, c.nc.Zone, want))
 		}
 	}
+}
+
+// poolDeclares reports, as an error naming the first key, when no
+// alternative of the pod is compatible with the NodeClaim's NodePool: a
+// pod that requires a custom label (In, Exists, bounds) the NodePool does
+// not declare is not the pool's to take (Karpenter never makes such a
+// NodeClaim), unless a pod of the same NodeClaim excludes values of that
+// label (NotIn): Karpenter carries that requirement into the NodeClaim,
+// which then defines the label for the pods that come after.
+func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) error {
+	if c.tmpl == nil {
+		return nil
+	}
+	target := c.tmpl.Requirements
+	for _, q := range c.pods {
+		for _, alt := range q.alts {
+			for r := range alt.All() {
+				if k := r.Key(); !target.Has(k) && r.AllowsAbsent() && !r.IsAny() {
+					target = target.Add(requirements.Any(k))
+				}
+			}
+		}
+	}
+	var first error
+	for _, alt := range alts {
+		err := target.Compatible(alt, v.schema)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func with(at Violation, code scheduler.ReasonCode, format string, args ...any) Violation {
