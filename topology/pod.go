@@ -704,13 +704,20 @@ func (c claimLabels) values(key string) ([]string, bool) {
 }
 
 // cannotMeet returns, when the claim's node cannot meet alt (a key of alt
-// asks for values the claim cannot take), the requirement that says so.
+// asks for values the claim cannot take), the requirement that says so: on
+// a key the claim does not define and none of its types carries, that the
+// label does not exist (a NotIn there would define a custom label the
+// NodePool may not declare, and a pod that requires a value of it could
+// then join).
 func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Requirement, bool) {
 	for r := range alt.All() {
 		if !r.IsFinite() || len(r.Values()) == 0 {
 			continue
 		}
 		if vs, ok := c.values(r.Key()); ok && !slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(r.Values(), v) }) {
+			if len(vs) == 0 && !c.reqs.Has(r.Key()) {
+				return requirements.DoesNotExist(r.Key()), true
+			}
 			return requirements.NotIn(r.Key(), r.Values()...), true
 		}
 	}

@@ -530,6 +530,18 @@ func (v *verifier) checkLabels(c *vclaim) {
 	}
 }
 
+// opensKey reports whether some alternative of p requires key to exclude
+// values (NotIn, even with Exists or bounds: what Karpenter reads as NotIn).
+func opensKey(p *vpod, key string) bool {
+	return slices.ContainsFunc(p.alts, func(alt requirements.Requirements) bool {
+		return excludesValues(alt.Get(key))
+	})
+}
+
+// excludesValues reports whether r is a complement that names the values
+// it excludes.
+func excludesValues(r requirements.Requirement) bool { return !r.IsFinite() && len(r.Values()) > 0 }
+
 // checkRequests checks Requests = pods + DaemonSets on the chosen type.
 func (v *verifier) checkRequests(c *vclaim) {
 	if c.chosen == nil {

@@ -37,7 +37,7 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 		v.report(with(at, scheduler.ReasonIncompatible, "the pod's node requirements match no node: %s", p.altsWhy))
 	} else if key, eff, want, ok := v.impliedByClaim(c, p.alts); !ok {
 		v.report(with(at, scheduler.ReasonIncompatible, "on %s the NodeClaim allows %s, the pod requires %s", key, eff, want))
-	} else if err := v.poolDeclares(c, p.alts); err != nil {
+	} else if err := v.poolDeclares(c, withKeys(p.alts, v.topologyKeys(p.pod))); err != nil {
 		v.report(with(at, scheduler.ReasonUndefinedLabel, "the NodePool %s cannot take the pod: %v", c.tmpl.Name, err))
 	}
 	if t, bad := requirements.UntoleratedTaint(c.nc.Taints, p.pod.Spec.Tolerations); bad {
@@ -60,7 +60,10 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 // not declare is not the pool's to take (Karpenter never makes such a
 // NodeClaim), unless a pod of the same NodeClaim excludes values of that
 // label (NotIn): Karpenter carries that requirement into the NodeClaim,
-// which then defines the label for the pods that come after.
+// which then defines the label for the pods that come after. The keys of
+// the pod's DoNotSchedule spreads and required pod affinities count as
+// required to exist: kube-scheduler binds the pod only on a node that
+// has them, and Karpenter gives such a key only where it is declared.
 func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) error {
 	if c.tmpl == nil {
 		return nil
@@ -69,7 +72,7 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 	for _, q := range c.pods {
 		for _, alt := range q.alts {
 			for r := range alt.All() {
-				if k := r.Key(); !target.Has(k) && r.AllowsAbsent() && !r.IsAny() {
+				if k := r.Key(); !target.Has(k) && excludesValues(r) {
 					target = target.Add(requirements.Any(k))
 				}
 			}
@@ -86,6 +89,39 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 		}
 	}
 	return first
+}
+
+// topologyKeys returns, as Exists requirements, the keys a node must carry
+// for kube-scheduler to bind p: those of its DoNotSchedule spreads and of
+// its required pod affinity terms (normalised), the hostname aside (every
+// node has one).
+func (v *verifier) topologyKeys(p *corev1.Pod) []requirements.Requirement {
+	var out []requirements.Requirement
+	for _, tsc := range p.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable == corev1.DoNotSchedule && tsc.TopologyKey != "" && tsc.TopologyKey != corev1.LabelHostname {
+			out = append(out, requirements.Exists(v.schema.Normalize(tsc.TopologyKey)))
+		}
+	}
+	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+		for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if t.TopologyKey != "" && t.TopologyKey != corev1.LabelHostname {
+				out = append(out, requirements.Exists(v.schema.Normalize(t.TopologyKey)))
+			}
+		}
+	}
+	return out
+}
+
+// withKeys returns alts with extra ANDed into each.
+func withKeys(alts []requirements.Requirements, extra []requirements.Requirement) []requirements.Requirements {
+	if len(extra) == 0 {
+		return alts
+	}
+	out := make([]requirements.Requirements, len(alts))
+	for i, alt := range alts {
+		out[i] = alt.Add(extra...)
+	}
+	return out
 }
 
 func with(at Violation, code scheduler.ReasonCode, format string, args ...any) Violation {
