@@ -514,15 +514,14 @@ type pinKey struct {
 }
 
 // domainPins returns the id of the requirements that keep set from's
-// values on keys (hostname aside). A key from does not define stays
-// undefined: pinning it to Any would declare it, and a custom label its
-// NodePool does not declare would then take a pod that requires a value of
-// it (the node will not carry the label).
+// values on keys (hostname aside). A custom key from does not define stays
+// undefined: pinning it to Any would declare it, and a label its NodePool
+// does not declare would then take a pod that requires a value of it.
 func (s *solver) domainPins(keys []string, from int32) int32 {
 	reqs := s.reqs.info(from).reqs
 	pins := make([]requirements.Requirement, 0, len(keys))
 	for _, k := range keys {
-		if k != requirements.LabelHostname && reqs.Has(k) {
+		if k != requirements.LabelHostname && (reqs.Has(k) || s.schema.IsWellKnown(k)) {
 			pins = append(pins, reqs.Get(k))
 		}
 	}
