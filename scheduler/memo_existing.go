@@ -11,7 +11,6 @@ import (
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
-	"github.com/nodeplan/nodeplan/topology"
 )
 
 // What prepareExisting derives from one node object or one bound pod alone
@@ -22,7 +21,8 @@ import (
 //   - a node's facts, whether it is initialised, its allocatable as a
 //     vector of the solve's dimensions and, when the node is initialised
 //     (its effective taints are then its taints, whatever its NodePool's
-//     startup taints), its taints and its topology node;
+//     startup taints), what every plan makes of it (nodeBase: its taints,
+//     its topology node);
 //   - a bound pod's requests as a vector of the solve's dimensions.
 //
 // Entries are keyed by the object's address and the dimensions' names (a
@@ -36,9 +36,9 @@ type nodeProto struct {
 	initialized bool
 	poolName    string // its karpenter.sh/nodepool label
 	alloc       binpack.Vec
-	// taints and topo are set when initialized.
-	taints []corev1.Taint
-	topo   *topology.Node
+	// base is set when initialized: the node as every plan of every
+	// Solve shares it.
+	base *nodeBase
 	// runs is, for the last DaemonSets asked about, which run on the node
 	// (initialized nodes: daemonRuns).
 	runs atomic.Pointer[daemonRuns]
@@ -148,8 +148,7 @@ func newNodeProto(m *Memo, n *corev1.Node, schema requirements.Schema, dims binp
 	}
 	p.alloc, _ = dims.Vector(alloc)
 	if p.initialized {
-		p.taints = effectiveTaints(n, nil)
-		p.topo = &topology.Node{Name: n.Name, Labels: p.facts.labels, Taints: p.taints}
+		p.base = newNodeBase(n, p, effectiveTaints(n, nil))
 	}
 	return p
 }

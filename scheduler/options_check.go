@@ -117,7 +117,8 @@ func (c *config) checkNumbers() []error {
 // namespace reading as "default").
 func checkObjects[T metav1.Object](option, kind string, objs []T, namespaced bool) []error {
 	var errs []error
-	first := make(map[string]int, len(objs))
+	type nsName struct{ ns, name string } // no string made per object
+	first := make(map[nsName]int, len(objs))
 	for i, o := range objs {
 		if isNilPointer(o) {
 			errs = append(errs, &InputError{Field: option, Index: i, Message: "nil " + kind})
@@ -127,12 +128,16 @@ func checkObjects[T metav1.Object](option, kind string, objs []T, namespaced boo
 			errs = append(errs, &InputError{Field: option, Index: i, Message: kind + " without metadata.name"})
 			continue
 		}
-		key := o.GetName()
+		key := nsName{name: o.GetName()}
 		if namespaced {
-			key = kube.Key(o.GetNamespace(), key)
+			key.ns = kube.Namespace(o.GetNamespace()) // as kube.Key reads it
 		}
 		if j, dup := first[key]; dup {
-			errs = append(errs, &InputError{Field: option, Index: i, Message: fmt.Sprintf("%s %s is given twice (also at %d)", kind, key, j)})
+			name := key.name
+			if namespaced {
+				name = kube.Key(key.ns, key.name)
+			}
+			errs = append(errs, &InputError{Field: option, Index: i, Message: fmt.Sprintf("%s %s is given twice (also at %d)", kind, name, j)})
 			continue
 		}
 		first[key] = i

@@ -315,6 +315,12 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 	// Each plan is prepared on its goroutine too (preparing the existing
 	// nodes and topology costs as much as planning); an error is the
 	// first plan's, in config order.
+	if len(cfgs) > 0 && !base.planned && len(base.pending) <= planFirstMaxPods {
+		base.plan() // see planFirstMaxPods
+	}
+	if len(cfgs) > 0 && base.planned && base.unbeatable() {
+		return unbeaten(base) // unbeatable.go: no alternative could be chosen
+	}
 	plans := make([]*solver, 1+len(cfgs))
 	plans[0] = base
 	errs := make([]error, len(cfgs))
@@ -343,16 +349,31 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 	}
 	wg.Wait()
 	if stop.Load() {
-		if base.finalMayDrop() {
-			base.nodeClaims() // as bestPlan judges plans
-		}
-		return base, base, nil
+		return unbeaten(base)
 	}
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
 	ownPlans := slices.DeleteFunc(slices.Clone(plans), func(p *solver) bool { return p.cfg.joinPlanned })
 	return bestPlan(plans), bestPlan(ownPlans), nil
+}
+
+// planFirstMaxPods bounds the solves whose own plan planWith makes before
+// it prepares the alternatives, rather than beside them: a small solve's
+// own plan costs little next to an alternative's preparation (the existing
+// nodes and topology: a disruption planner's simulation places a node's
+// pods over hundreds of existing nodes), and when it is unbeatable the
+// alternatives are never prepared. The answer is the same either way (an
+// unbeatable own plan is the answer whatever the alternatives give); only
+// the work done and when it is done differ.
+const planFirstMaxPods = 64
+
+// unbeaten is planWith's answer when base, planned, is unbeatable.
+func unbeaten(base *solver) (best, own *solver, err error) {
+	if base.finalMayDrop() {
+		base.nodeClaims() // as bestPlan judges plans
+	}
+	return base, base, nil
 }
 
 // firstError is the first non-nil error.

@@ -97,10 +97,10 @@ type existingNode struct {
 	placed []*pending
 }
 
-// nodeBase is what an existing node is for every plan of a solve (never
-// written once prepared).
+// nodeBase is what an existing node is for every plan of a solve, and of
+// every Solve with the same Memo when the node is initialised (nodeProto;
+// never written once prepared).
 type nodeBase struct {
-	idx    int
 	name   string
 	node   *corev1.Node
 	labels map[string]string // shared (Memo): never written
@@ -409,7 +409,6 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	deleting := map[string]bool{}
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
-	bases := make([]nodeBase, len(s.cfg.nodes))    // and one for what the plans share
 	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
 		n := e.n
@@ -417,7 +416,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			deleting[n.Name] = true
 			continue
 		}
-		en := s.newExistingNode(&slab[i], &bases[i], i, n, e.proto)
+		en := s.newExistingNode(&slab[i], n, e.proto)
 		s.existing = append(s.existing, en)
 		if e.proto.initialized {
 			initialised++
@@ -501,32 +500,35 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 	return es
 }
 
-// newExistingNode prepares, in en and base (what the plans share), one
-// existing node that is not being deleted: its labels and effective taints
-// as nodepool reads them, its NodePool, and its allocatable (capacity when
-// none is reported), from its proto.
-func (s *solver) newExistingNode(en *existingNode, base *nodeBase, i int, n *corev1.Node, proto *nodeProto) *existingNode {
-	f := proto.facts
-	*base = nodeBase{idx: i, name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto}
-	*en = existingNode{nodeBase: base}
+// newExistingNode prepares, in en, one existing node that is not being
+// deleted: its NodePool and its allocatable (capacity when none is
+// reported), from its proto, and what the plans share (nodeBase: its
+// labels and effective taints as nodepool reads them), the proto's when
+// the node is initialised.
+func (s *solver) newExistingNode(en *existingNode, n *corev1.Node, proto *nodeProto) *existingNode {
 	var startup []corev1.Taint
+	*en = existingNode{nodeBase: proto.base, free: proto.alloc}
 	for _, p := range s.pools {
 		if p.tmpl.Name == proto.poolName {
 			en.pool, startup = p, p.tmpl.StartupTaints
 		}
 	}
-	en.free = proto.alloc
-	en.cordoned = n.Spec.Unschedulable
+	if en.nodeBase != nil {
+		return en
+	}
 	// Topology counts the node with the taints that keep pods off it, as
 	// placement does (startup and ephemeral taints of a node still
 	// initialising are not among them; see effectiveTaints).
-	if proto.topo != nil {
-		en.taints, en.topo = proto.taints, proto.topo
-		return en
-	}
-	en.taints = effectiveTaints(n, startup)
-	en.topo = &topology.Node{Name: n.Name, Labels: en.labels, Taints: en.taints}
+	en.nodeBase = newNodeBase(n, proto, effectiveTaints(n, startup))
 	return en
+}
+
+// newNodeBase is what the plans share of a node with proto whose
+// effective taints are taints.
+func newNodeBase(n *corev1.Node, proto *nodeProto, taints []corev1.Taint) *nodeBase {
+	f := proto.facts
+	return &nodeBase{name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto,
+		cordoned: n.Spec.Unschedulable, taints: taints, topo: &topology.Node{Name: n.Name, Labels: f.labels, Taints: taints}}
 }
 
 // holdBoundPod takes a bound pod's requests and host ports off its node,

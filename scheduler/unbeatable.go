@@ -11,7 +11,9 @@ import "sync/atomic"
 // simulation (the pods of a node that can go fit on the others), so once
 // the own plan is known to be unbeatable the alternatives still running
 // stop where they are (their solver is dropped unread) and the own plan is
-// the answer, exactly as bestPlan would have chosen it.
+// the answer, exactly as bestPlan would have chosen it. A small solve's own
+// plan is made before the alternatives are prepared (planFirstMaxPods), so
+// that an unbeatable one spares their preparation too.
 //
 // Every plan of a solve prepares the same pods, NodePools and existing
 // nodes, and the own plan's preparation succeeded before the alternatives

@@ -460,7 +460,7 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 		}
 		c.n++
 	}
-	ok := make(map[*node]bool, len(rs.nodes))
+	ok := make([]bool, len(rs.nodes)) // by index into rs.nodes
 	for _, k := range order {
 		c := classes[k]
 		var fit []int
@@ -473,10 +473,10 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 			fit = m.mostRoomPerZone(rs, fit, bound+2*c.n)
 		}
 		for _, i := range fit {
-			ok[rs.nodes[i]] = true
+			ok[i] = true
 		}
 	}
-	return func(n *node) bool { return ok[n] }
+	return func(n *node) bool { return n.roomVersion == rs.version+1 && ok[n.roomAt] }
 }
 
 // mostRoomPerZone keeps, of the nodes of each zone, the keep with the
