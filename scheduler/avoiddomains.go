@@ -2,10 +2,12 @@ package scheduler
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -19,14 +21,19 @@ import (
 // launches such a node for other pods (an on-demand node, where the
 // spread's pods select spot) costs the spread all but maxSkew of its pods,
 // and the plan cannot move it out while planning: every value a NodePool
-// offers is a domain until the nodes are known.
+// offers is a domain until the nodes are known. The same holds under
+// nodeAffinityPolicy Honor when the pods select nothing on the key but
+// can only use NodePools (taints, requirements, instance types) that
+// offer some of its values: a node of another NodePool in another zone is
+// a domain their spread counts and they cannot fill.
 //
 // So when the plan leaves pods of such a class unplaced, Solve also plans
 // the same input with every new NodeClaim held to the values the class's
-// pods can take on that key (each NodePool's requirements narrowed; a pool
-// left with none launches nothing), provided no existing node is outside
-// them (its domain is there whatever the plan launches). That plan is kept
-// only when it places more pods.
+// pods can take on that key (what their node selector allows under
+// Ignore, else what the NodePools they can use offer them; each NodePool's
+// requirements narrowed, a pool left with none launches nothing), provided
+// no existing node is outside them (its domain is there whatever the plan
+// launches). That plan is kept only when it places more pods.
 
 // orDomainsAvoided returns, in place of best, the plan with new NodeClaims
 // kept out of the domains an unplaced class's spread cannot enter (above),
@@ -61,10 +68,12 @@ func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.No
 
 // domainsToAvoid is the requirement per key, in key order, that holds new
 // NodeClaims to the values every class with pods left unplaced and a
-// DoNotSchedule spread on the key under nodeAffinityPolicy Ignore can take
-// there (the one requirement on the key all of the class's node-affinity
-// alternatives share, In or NotIn), where a NodePool offers another value
-// and no existing node has one; nil when there is none.
+// DoNotSchedule spread on the key can take there (under
+// nodeAffinityPolicy Ignore the one requirement on the key all of the
+// class's node-affinity alternatives share, In or NotIn, when there is
+// one; else the values the NodePools it can use offer it, reachable),
+// where a NodePool offers another value and no existing node has one; nil
+// when there is none.
 func (s *solver) domainsToAvoid() []nodepool.NodeSelectorRequirementWithMinValues {
 	byKey := map[string]requirements.Requirement{}
 	for _, c := range s.classes {
@@ -72,14 +81,21 @@ func (s *solver) domainsToAvoid() []nodepool.NodeSelectorRequirementWithMinValue
 			continue
 		}
 		for _, sc := range c.topoSpec.Spread {
-			if sc.WhenUnsatisfiable != corev1.DoNotSchedule || sc.NodeAffinityPolicy == nil || *sc.NodeAffinityPolicy != corev1.NodeInclusionPolicyIgnore {
+			if sc.WhenUnsatisfiable != corev1.DoNotSchedule {
 				continue
 			}
 			key := s.schema.Normalize(sc.TopologyKey)
 			if key == requirements.LabelHostname {
 				continue
 			}
-			r, ok := sharedRequirement(c.topoSpec.Requirements, key)
+			ignore := sc.NodeAffinityPolicy != nil && *sc.NodeAffinityPolicy == corev1.NodeInclusionPolicyIgnore
+			r, ok := requirements.Requirement{}, false
+			if ignore {
+				r, ok = sharedRequirement(c.topoSpec.Requirements, key)
+			}
+			if !ok {
+				r, ok = s.reachable(c, key)
+			}
 			if !ok || !s.offersBeyond(key, r) || s.existingBeyond(key, r) {
 				continue
 			}
@@ -101,6 +117,49 @@ func (s *solver) domainsToAvoid() []nodepool.NodeSelectorRequirementWithMinValue
 		out = append(out, nodepool.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: slices.Clone(r.Values())})
 	}
 	return out
+}
+
+// reachable is the requirement In the values of key the class's pods can
+// take on a new NodeClaim: over the NodePools whose taints they tolerate
+// and each requirement alternative compatible with the pool that some
+// instance type holds the pod under, the values its types and offerings
+// leave for key. False when the values are not known or there are none.
+// Nodes of the other values launched for other pods are domains the
+// class's spread counts (its node filter passes them when the pods select
+// nothing on key) and can never fill.
+func (s *solver) reachable(c *class, key string) (requirements.Requirement, bool) {
+	set := map[string]bool{}
+	last := len(c.steps)
+	var zero binpack.Vec
+	for _, p := range s.pools {
+		if p.types.IsEmpty() || !s.poolTolerated(c, p, last) {
+			continue
+		}
+		for alt := range c.alts {
+			a, ok := s.newAttempt(c, alt, last, true)
+			if !ok {
+				continue
+			}
+			id := s.reqs.compat(p.reqID, a.reqID)
+			if id < 0 {
+				continue
+			}
+			if _, _, _, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); !fits {
+				continue
+			}
+			vs := s.reqs.info(id).DomainValues(key)
+			if len(vs) == 0 {
+				return requirements.Requirement{}, false
+			}
+			for _, v := range vs {
+				set[v] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return requirements.Requirement{}, false
+	}
+	return requirements.In(key, slices.Sorted(maps.Keys(set))...), true
 }
 
 // sharedRequirement is the requirement on key that every alternative of

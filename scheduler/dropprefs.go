@@ -19,8 +19,14 @@ import (
 // that pod cannot be placed, which is too late: the budget went to the
 // pods before it, which kept theirs.
 //
+// Topology preferences cost followers too: a pod that a preferred pod
+// (anti-)affinity or ScheduleAnyway spread counts is pinned to a domain
+// when placed, perhaps one its own followers (required pod affinity)
+// cannot enter.
+//
 // So when the plan leaves pods unplaced that a NodePool with limits could
-// take, and pods carry preferences the policy keeps but does not Honor,
+// take, or followers of a pod-affinity target while pods carry topology
+// preferences, and pods carry preferences the policy keeps but does not Honor,
 // Solve also plans the same input with those preferences dropped from the
 // start, and keeps that plan only when it places more pods. Its
 // relaxations are judged under the caller's policy (config.judgedAs), so
@@ -33,6 +39,25 @@ func (best *solver) orPreferencesDropped(pods []*corev1.Pod, nodePools []nodepoo
 	if len(best.pending) > fallbackMaxPods || !best.preferencesMayCostLimits() {
 		return best, nil
 	}
+	return best.withPreferencesDroppedReplan(pods, nodePools, catalog, cfg)
+}
+
+// orPreferencesDroppedForFollowers is orPreferencesDropped for followers of
+// a pod-affinity target left unplaced while pods keep topology preferences
+// (preferencesMayCostFollowers). It comes after the other fallbacks (held
+// owners, targets spread), which keep the preferences: it is kept only when
+// it places more than they do.
+func (best *solver) orPreferencesDroppedForFollowers(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods || !best.preferencesMayCostFollowers() {
+		return best, nil
+	}
+	return best.withPreferencesDroppedReplan(pods, nodePools, catalog, cfg)
+}
+
+// withPreferencesDroppedReplan returns the plan of the same input with the
+// preferences cfg keeps but does not Honor dropped, when it places more
+// pods than best; else best.
+func (best *solver) withPreferencesDroppedReplan(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	loose, ok := cfg.withPreferencesDropped()
 	if !ok {
 		return best, nil
@@ -49,6 +74,27 @@ func (s *solver) preferencesMayCostLimits() bool {
 	}
 	return slices.ContainsFunc(s.classes, func(c *class) bool {
 		return c.invalid == nil && slices.ContainsFunc(c.steps, func(st step) bool { return st.policy != PreferenceHonor })
+	})
+}
+
+// preferencesMayCostFollowers reports whether the plan leaves pods
+// unplaced that need a pod-affinity target (a class with targets) while
+// some pod keeps a topology preference it need not: a preferred pod
+// affinity, anti-affinity or ScheduleAnyway spread counts the pods it
+// selects per domain, so their NodeClaims are pinned to a domain when they
+// are placed, which may be one the followers cannot enter (5017: a target's
+// claims pinned to the zone cheapest for it, for the preference of a pod
+// that was never placed, and the followers select another zone).
+func (s *solver) preferencesMayCostFollowers() bool {
+	if !slices.ContainsFunc(s.classes, func(c *class) bool {
+		return c.invalid == nil && len(c.targets) > 0 && !allPlaced(c.pods)
+	}) {
+		return false
+	}
+	return slices.ContainsFunc(s.classes, func(c *class) bool {
+		return c.invalid == nil && slices.ContainsFunc(c.steps, func(st step) bool {
+			return st.policy != PreferenceHonor && (st.kind == PreferPodAffinity || st.kind == PreferPodAntiAffinity || st.kind == PreferTopologySpread)
+		})
 	})
 }
 

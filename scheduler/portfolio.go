@@ -83,7 +83,9 @@ import (
 // target in their domain and spread themselves over the same key, the plan
 // whose targets prefer to spread over that key too, then must
 // (targetspread.go); when such followers select a few values of the key,
-// the plan whose targets prefer those values (targetdomains.go); when pods are left unplaced whose
+// the plan whose targets prefer those values (targetdomains.go); when
+// followers are left while pods keep topology preferences, the plan with
+// preferences dropped (dropprefs.go); when pods are left unplaced whose
 // DoNotSchedule spread under nodeAffinityPolicy Ignore counts domains they
 // cannot enter, the plan with new NodeClaims held to the values they can
 // take (avoiddomains.go).
@@ -160,6 +162,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		return nil, err
 	}
 	if best, err = best.orTargetsToFollowerDomains(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	if best, err = best.orPreferencesDroppedForFollowers(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
 	return best.orDomainsAvoided(pods, nodePools, catalog, cfg)
