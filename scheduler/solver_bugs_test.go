@@ -92,10 +92,17 @@ func TestSolverBugSpreadReservedDomain(t *testing.T) {
 				PodAntiAffinity(requirements.LabelHostname, web()).Obj()
 		}),
 	})
-	// The used-up reservation caps its domain at one pod, so on-demand and
-	// spot take two each: five pods, three left unplaced.
-	if got := res.Summary.Scheduled; got != 5 {
-		t.Errorf("placed %d pods, want 5", got)
+	// The used-up reservation would cap its domain at one pod (on-demand
+	// and spot two each: five pods); the plan that keeps new NodeClaims out
+	// of the domain the pods cannot fill launches none on the reservation,
+	// and on-demand and spot take four each.
+	if got := res.Summary.Scheduled; got != 8 {
+		t.Errorf("placed %d pods, want 8", got)
+	}
+	for _, nc := range res.NodeClaims {
+		if nc.CapacityType == "reserved" {
+			t.Errorf("NodeClaim %s on the reservation", nc.Name)
+		}
 	}
 }
 
