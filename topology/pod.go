@@ -769,21 +769,20 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 		base := cl.reqs.Add(out...)
 		var pick requirements.Requirement
 		found, best := false, math.Inf(1)
+	alt:
 		for r := range alt.All() {
-			ex, ok := exclusion(r, notIn)
-			if !ok {
-				continue
-			}
-			both := base.Add(ex)
-			if both.Equal(base) {
-				pick, found = ex, true
-				break
-			}
-			if _, empty := both.Empty(); empty {
-				continue
-			}
-			if pr := price(append(slices.Clip(out), ex)...); pr < best {
-				pick, found, best = ex, true, pr
+			for _, ex := range exclusions(r, notIn) {
+				both := base.Add(ex)
+				if both.Equal(base) {
+					pick, found = ex, true
+					break alt
+				}
+				if _, empty := both.Empty(); empty {
+					continue
+				}
+				if pr := price(append(slices.Clip(out), ex)...); pr < best {
+					pick, found, best = ex, true, pr
+				}
 			}
 		}
 		if !found {
@@ -794,24 +793,36 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 	return out, true
 }
 
-// exclusion returns the requirement no node meeting r meets, when one
-// requirement can say it.
-func exclusion(r requirements.Requirement, notIn bool) (requirements.Requirement, bool) {
-	_, hasLo, _, hasHi := r.Bounds()
+// exclusions returns the requirements no node meeting r meets, each one
+// requirement: for bounds, a value past either bound (Lt 2701 is left by
+// Gte 2701), or no label.
+func exclusions(r requirements.Requirement, notIn bool) []requirements.Requirement {
+	lo, hasLo, hi, hasHi := r.Bounds()
 	switch {
 	case hasLo || hasHi:
-		return requirements.Requirement{}, false
+		var out []requirements.Requirement
+		if hasHi && hi < math.MaxInt64 {
+			if ex, err := requirements.New(r.Key(), requirements.OpGte, strconv.FormatInt(hi+1, 10)); err == nil {
+				out = append(out, ex)
+			}
+		}
+		if hasLo && lo > math.MinInt64 {
+			if ex, err := requirements.New(r.Key(), requirements.OpLte, strconv.FormatInt(lo-1, 10)); err == nil {
+				out = append(out, ex)
+			}
+		}
+		return append(out, requirements.DoesNotExist(r.Key()))
 	case r.IsFinite() && len(r.Values()) > 0:
-		return requirements.NotIn(r.Key(), r.Values()...), true
+		return []requirements.Requirement{requirements.NotIn(r.Key(), r.Values()...)}
 	case r.IsFinite() && !r.RequiresPresent():
-		return requirements.Exists(r.Key()), true
+		return []requirements.Requirement{requirements.Exists(r.Key())}
 	case !r.IsFinite() && r.RequiresPresent() && len(r.Values()) == 0:
-		return requirements.DoesNotExist(r.Key()), true
+		return []requirements.Requirement{requirements.DoesNotExist(r.Key())}
 	case notIn && !r.IsFinite() && !r.RequiresPresent() && len(r.Values()) > 0:
 		// NotIn vs: a node fails it only by carrying one of vs.
-		return requirements.In(r.Key(), r.Values()...), true
+		return []requirements.Requirement{requirements.In(r.Key(), r.Values()...)}
 	}
-	return requirements.Requirement{}, false
+	return nil
 }
 
 // decided reports whether every node meeting reqs meets one of the
