@@ -136,7 +136,7 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		opts = append(opts, scheduler.WithPreferenceCost())
 	}
 	solveStart := time.Now()
-	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
 	solved := time.Since(solveStart)
 	if err != nil {
 		printLines(stderr, "error: ", errorLines(err))
