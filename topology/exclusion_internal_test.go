@@ -12,8 +12,8 @@ import (
 // TestExclusion: every requirement exclusions returns is met by no node
 // that meets the one it is given, over every state a node's label can be in
 // (absent, or one of the values below); for the forms one requirement can
-// complement exactly it returns that complement alone, and for bounds a
-// value past either bound or no label. filterPins uses them to keep a
+// complement exactly it returns that complement alone, and for bounds (as
+// a last resort only) a value past either bound or no label. filterPins uses them to keep a
 // NodeClaim out of a spread's node filter; a form it misses leaves the
 // claim counted where kube-scheduler will not count its node (NotIn, once),
 // or pins it to the values a NotIn names (Lt 2701 with NotIn [192], seed
@@ -49,6 +49,9 @@ func TestExclusion(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if len(exclusions(tc.r, false)) > tc.want {
+				t.Errorf("exclusions(%v, false) has more than the last resort", tc.r)
+			}
 			exs := exclusions(tc.r, true)
 			if diff := cmp.Diff(tc.want, len(exs)); diff != "" {
 				t.Fatalf("exclusions(%v) = %v: count (-want +got):\n%s", tc.r, exs, diff)

@@ -794,12 +794,17 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 }
 
 // exclusions returns the requirements no node meeting r meets, each one
-// requirement: for bounds, a value past either bound (Lt 2701 is left by
-// Gte 2701), or no label.
+// requirement. With notIn (the last resort, where neither the exact
+// complements nor entering an alternative settle the claim) also the
+// values a NotIn names (In v), and for bounds a value past either bound
+// (Lt 2701 is left by Gte 2701) or no label.
 func exclusions(r requirements.Requirement, notIn bool) []requirements.Requirement {
 	lo, hasLo, hi, hasHi := r.Bounds()
 	switch {
 	case hasLo || hasHi:
+		if !notIn {
+			return nil
+		}
 		var out []requirements.Requirement
 		if hasHi && hi < math.MaxInt64 {
 			if ex, err := requirements.New(r.Key(), requirements.OpGte, strconv.FormatInt(hi+1, 10)); err == nil {
