@@ -50,7 +50,12 @@ func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.No
 	for i, np := range nodePools {
 		np = np.DeepCopy()
 		for _, r := range narrow {
-			np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, r)
+			// A custom label the NodePool does not declare is on none of its
+			// nodes (no domain of the key): narrowing it there would declare
+			// the label, and pods that require a value of it could then come.
+			if best.poolGivesKey(np.Name, r.Key) {
+				np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements, r)
+			}
 		}
 		pools[i] = np
 	}
@@ -117,6 +122,21 @@ func (s *solver) domainsToAvoid() []nodepool.NodeSelectorRequirementWithMinValue
 		out = append(out, nodepool.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: slices.Clone(r.Values())})
 	}
 	return out
+}
+
+// poolGivesKey reports whether nodes of the NodePool named name may carry
+// key: it is well-known, an instance-type label, or the NodePool declares
+// it.
+func (s *solver) poolGivesKey(name, key string) bool {
+	if s.schema.IsWellKnown(key) || s.idx.IsLabelKey(key) {
+		return true
+	}
+	for _, p := range s.pools {
+		if p.tmpl.Name == name {
+			return p.reqs.Has(key)
+		}
+	}
+	return false
 }
 
 // reachable is the requirement In the values of key the class's pods can

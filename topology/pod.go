@@ -771,6 +771,14 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 		found, best := false, math.Inf(1)
 	alt:
 		for r := range alt.All() {
+			if vs, ok := cl.values(r.Key()); ok && len(vs) == 0 && !base.Has(r.Key()) && r.RequiresPresent() {
+				// A label the claim does not define and none of its types
+				// carries: the node will not have it. Said as DoesNotExist,
+				// not NotIn, which would define a custom label the NodePool
+				// may not declare (a pod that requires it could then join).
+				pick, found = requirements.DoesNotExist(r.Key()), true
+				break alt
+			}
 			for _, ex := range exclusions(r, notIn) {
 				both := base.Add(ex)
 				if both.Equal(base) {

@@ -531,11 +531,26 @@ func (v *verifier) checkLabels(c *vclaim) {
 }
 
 // opensKey reports whether some alternative of p requires key to exclude
-// values (NotIn, even with Exists or bounds: what Karpenter reads as NotIn).
-func opensKey(p *vpod, key string) bool {
-	return slices.ContainsFunc(p.alts, func(alt requirements.Requirements) bool {
-		return excludesValues(alt.Get(key))
-	})
+// values (NotIn, even with Exists or bounds: what Karpenter reads as NotIn),
+// or a preferred node-affinity term of p asks NotIn of it (Karpenter holds
+// a pod's preferences as requirements while they are kept, and they
+// become the NodeClaim's).
+func (v *verifier) opensKey(p *vpod, key string) bool {
+	if slices.ContainsFunc(p.alts, func(alt requirements.Requirements) bool { return excludesValues(alt.Get(key)) }) {
+		return true
+	}
+	a := p.pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return false
+	}
+	for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		for _, e := range t.Preference.MatchExpressions {
+			if v.schema.Normalize(e.Key) == key && e.Operator == corev1.NodeSelectorOpNotIn && len(e.Values) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // excludesValues reports whether r is a complement that names the values

@@ -70,11 +70,9 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 	}
 	target := c.tmpl.Requirements
 	for _, q := range c.pods {
-		for _, alt := range q.alts {
-			for r := range alt.All() {
-				if k := r.Key(); !target.Has(k) && excludesValues(r) {
-					target = target.Add(requirements.Any(k))
-				}
+		for _, k := range v.keysOf(q) {
+			if !target.Has(k) && v.opensKey(q, k) {
+				target = target.Add(requirements.Any(k))
 			}
 		}
 	}
@@ -89,6 +87,24 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 		}
 	}
 	return first
+}
+
+// keysOf returns the keys p's required alternatives and preferred
+// node-affinity terms name (normalised).
+func (v *verifier) keysOf(p *vpod) []string {
+	var out []string
+	for _, alt := range p.alts {
+		out = append(out, alt.Keys()...)
+	}
+	if a := p.pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			for _, e := range t.Preference.MatchExpressions {
+				out = append(out, v.schema.Normalize(e.Key))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // topologyKeys returns, as Exists requirements, the keys a node must carry
