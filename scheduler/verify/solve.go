@@ -21,6 +21,12 @@ const (
 	solveSparing = 6
 )
 
+// solveCheckMaxPods bounds the pending pods of an input Solve checks: Plan
+// costs about half a millisecond per pod (2.4 s at 5,000 pods, against the
+// 0.4 s the plan takes), so a larger input gets scheduler.Solve's plan as
+// it is (run Plan on it to check it).
+const solveCheckMaxPods = 2000
+
 // Solve is scheduler.Solve with the plan checked by Plan, for a caller who
 // would rather leave a pod unplaced with a reason than plan it where
 // kube-scheduler will not bind it. The planner keeps its counts
@@ -34,7 +40,8 @@ const (
 // named, until the plan passes, at most solveRepairs times. A plan that
 // still fails then, or whose violations name no pending pod, is returned
 // as the first solve made it, and Plan's error is not returned: the caller
-// may run Plan to see it.
+// may run Plan to see it. Inputs of more than solveCheckMaxPods pending pods
+// are not checked.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...scheduler.Option) (scheduler.Result, error) {
 	first, err := scheduler.Solve(pods, nodePools, catalog, opts...)
 	if err != nil {
@@ -45,6 +52,9 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		if p.Spec.NodeName == "" {
 			pending[p.Namespace+"/"+p.Name] = p
 		}
+	}
+	if len(pending) > solveCheckMaxPods {
+		return first, nil
 	}
 	res := first
 	excluded := map[string]Violation{}
