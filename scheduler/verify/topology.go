@@ -41,6 +41,7 @@ type vspread struct {
 	counts   map[string]int
 	domains  map[string]bool
 	eligible map[*vnode]bool
+	least    *leastDomain // leastLoaded's answer, once asked
 }
 
 func (v *verifier) checkTopology() {
@@ -168,14 +169,25 @@ func nodeName(n *vnode) string {
 
 // leastLoaded returns the eligible domain with the fewest matching pods
 // (ties: the first by name).
+// The answer is kept in the group (its counts do not change once made).
 func leastLoaded(g *vspread) (string, int) {
+	if g.least != nil {
+		return g.least.dom, g.least.n
+	}
 	best, n := "", -1
 	for _, d := range slices.Sorted(maps.Keys(g.domains)) {
 		if c := g.counts[d]; n < 0 || c < n {
 			best, n = d, c
 		}
 	}
-	return best, max(n, 0)
+	g.least = &leastDomain{dom: best, n: max(n, 0)}
+	return g.least.dom, g.least.n
+}
+
+// leastDomain is a spread group's least loaded eligible domain and its count.
+type leastDomain struct {
+	dom string
+	n   int
 }
 
 // spreadGroup counts, per domain of key, the pods in p's namespace that
@@ -337,9 +349,13 @@ func (v *verifier) checkPodAffinity(w *vworld, p *vpod) {
 		}
 	}
 	var others []*vpod
-	for _, q := range w.pods {
-		if q != p && !slices.ContainsFunc(terms, func(t vterm) bool { return !t.matches(q) }) {
-			others = append(others, q)
+	if len(terms) > 0 {
+		// The pods the first term selects (kept per term), in the world's
+		// order, that every other term selects too.
+		for _, q := range w.pickedBy(terms[0]) {
+			if q != p && !slices.ContainsFunc(terms[1:], func(t vterm) bool { return !t.matches(q) }) {
+				others = append(others, q)
+			}
 		}
 	}
 	anywhere := false // a matching pod on a node with the term's key
