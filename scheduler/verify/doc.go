@@ -88,6 +88,14 @@
 //     an existing node, its labels (normalised, kubernetes.io/hostname
 //     defaulting to the node's name) satisfy the pod, as component-helpers'
 //     RequiredNodeAffinity decides.
+//   - UndefinedLabel: a pod on a NodeClaim is its NodePool's to take: some
+//     term of the pod, with the keys of its DoNotSchedule spreads and
+//     required pod affinities (hostname aside) required to exist, is
+//     compatible with the NodePool's requirements under Karpenter's rule
+//     (an undefined custom key allows only NotIn or DoesNotExist), the
+//     NodePool read as also defining every key a pod of the same NodeClaim
+//     excludes values of (NotIn, required or preferred), as Karpenter
+//     carries such a requirement into the NodeClaim.
 //   - UntoleratedTaint: a pod tolerates a NodeClaim's NoSchedule and
 //     NoExecute taints (startup taints need no toleration; PreferNoSchedule
 //     is a preference). On an existing node it tolerates the node's taints,
