@@ -22,6 +22,9 @@ type vworld struct {
 	pods   []*vpod  // bound and placed, in node order
 	spread map[string]*vspread
 	picked map[string][]*vpod
+	// byHost is, per term signature, the pods the term selects by their
+	// node's hostname label (made when a hostname term first asks).
+	byHost map[string]map[string][]*vpod
 	// relevant records, per NodeClaim and key, why its domain on the key
 	// matters (the first reason found).
 	relevant map[*vclaim]map[string]string
@@ -297,6 +300,25 @@ func (v *verifier) affinityTerm(t corev1.PodAffinityTerm, owner *vpod) (vterm, e
 // matches reports whether the term selects q.
 func (t vterm) matches(q *vpod) bool { return t.ns(q.namespace) && t.sel.Matches(podLabels(q)) }
 
+// pickedOnHost is pickedBy grouped by the hostname label of the pods'
+// nodes.
+func (w *vworld) pickedOnHost(t vterm) map[string][]*vpod {
+	if out, ok := w.byHost[t.sig]; ok {
+		return out
+	}
+	out := map[string][]*vpod{}
+	for _, q := range w.pickedBy(t) {
+		if h, ok := q.host.labels[requirements.LabelHostname]; ok {
+			out[h] = append(out[h], q)
+		}
+	}
+	if w.byHost == nil {
+		w.byHost = map[string]map[string][]*vpod{}
+	}
+	w.byHost[t.sig] = out
+	return out
+}
+
 // picked returns every pod of the plan the term selects.
 func (w *vworld) pickedBy(t vterm) []*vpod {
 	if out, ok := w.picked[t.sig]; ok {
@@ -394,13 +416,25 @@ func (v *verifier) checkPodAntiAffinity(w *vworld, p *vpod) {
 		w.mark(p, t.key, "the required anti-affinity of pod "+p.name)
 		dom, ok := p.host.labels[t.key]
 		var clash []string
-		for _, q := range w.pickedBy(t) {
-			if q == p {
-				continue
+		if t.key == requirements.LabelHostname {
+			// Marking skips the hostname: only the pods on p's node matter.
+			if ok {
+				for _, q := range w.pickedOnHost(t)[dom] {
+					if q != p {
+						clash = append(clash, q.name)
+					}
+				}
 			}
-			w.mark(q, t.key, "the required anti-affinity of pod "+p.name)
-			if val, has := q.host.labels[t.key]; ok && has && val == dom {
-				clash = append(clash, q.name)
+		} else {
+			why := "the required anti-affinity of pod " + p.name
+			for _, q := range w.pickedBy(t) {
+				if q == p {
+					continue
+				}
+				w.mark(q, t.key, why)
+				if val, has := q.host.labels[t.key]; ok && has && val == dom {
+					clash = append(clash, q.name)
+				}
 			}
 		}
 		if len(clash) > 0 {
