@@ -149,25 +149,20 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
 		return best, err
 	}
-	if best, err = best.orInverseOpen(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
+	for _, or := range []func(*solver, []*corev1.Pod, []nodepool.NodePool, instancetypes.Catalog, config) (*solver, error){
+		(*solver).orInverseOpen,
+		(*solver).orPreferencesDropped,
+		(*solver).orOwnersHeld,
+		(*solver).orTargetsSpread,
+		(*solver).orTargetsToFollowerDomains,
+		(*solver).orPreferencesDroppedForFollowers,
+		(*solver).orDomainsAvoided,
+	} {
+		if best, err = or(best, pods, nodePools, catalog, cfg); err != nil {
+			return nil, err
+		}
 	}
-	if best, err = best.orPreferencesDropped(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
-	}
-	if best, err = best.orOwnersHeld(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
-	}
-	if best, err = best.orTargetsSpread(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
-	}
-	if best, err = best.orTargetsToFollowerDomains(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
-	}
-	if best, err = best.orPreferencesDroppedForFollowers(pods, nodePools, catalog, cfg); err != nil {
-		return nil, err
-	}
-	return best.orDomainsAvoided(pods, nodePools, catalog, cfg)
+	return best, nil
 }
 
 // finish returns the plan with what it left out placed on its own nodes
