@@ -703,21 +703,28 @@ func (c claimLabels) values(key string) ([]string, bool) {
 	return vs, true
 }
 
+// unlabelled reports whether the claim's node will not have key: the claim
+// does not define it and none of its types carries it. Keeping such a claim
+// out of an alternative that needs the key is said as DoesNotExist, never
+// NotIn, which would define a custom label the NodePool may not declare (a
+// pod that requires a value of it could then join).
+func (c claimLabels) unlabelled(key string) bool {
+	vs, ok := c.values(key)
+	return ok && len(vs) == 0 && !c.reqs.Has(key)
+}
+
 // cannotMeet returns, when the claim's node cannot meet alt (a key of alt
-// asks for values the claim cannot take), the requirement that says so: on
-// a key the claim does not define and none of its types carries, that the
-// label does not exist (a NotIn there would define a custom label the
-// NodePool may not declare, and a pod that requires a value of it could
-// then join).
+// asks for values the claim cannot take), the requirement that says so
+// (DoesNotExist where the node will not have the key: unlabelled).
 func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Requirement, bool) {
 	for r := range alt.All() {
 		if !r.IsFinite() || len(r.Values()) == 0 {
 			continue
 		}
+		if c.unlabelled(r.Key()) {
+			return requirements.DoesNotExist(r.Key()), true
+		}
 		if vs, ok := c.values(r.Key()); ok && !slices.ContainsFunc(vs, func(v string) bool { return slices.Contains(r.Values(), v) }) {
-			if len(vs) == 0 && !c.reqs.Has(r.Key()) {
-				return requirements.DoesNotExist(r.Key()), true
-			}
 			return requirements.NotIn(r.Key(), r.Values()...), true
 		}
 	}
@@ -771,15 +778,12 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 		found, best := false, math.Inf(1)
 	alt:
 		for r := range alt.All() {
-			if vs, ok := cl.values(r.Key()); ok && len(vs) == 0 && !base.Has(r.Key()) && r.RequiresPresent() {
-				// A label the claim does not define and none of its types
-				// carries: the node will not have it. Said as DoesNotExist,
-				// not NotIn, which would define a custom label the NodePool
-				// may not declare (a pod that requires it could then join).
+			if r.RequiresPresent() && (claimLabels{reqs: base, doms: cl.doms}).unlabelled(r.Key()) {
 				pick, found = requirements.DoesNotExist(r.Key()), true
 				break alt
 			}
-			for _, ex := range exclusions(r, notIn) {
+			exs, n := exclusions(r, notIn)
+			for _, ex := range exs[:n] {
 				both := base.Add(ex)
 				if both.Equal(base) {
 					pick, found = ex, true
@@ -802,40 +806,41 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 }
 
 // exclusions returns the requirements no node meeting r meets, each one
-// requirement. With notIn (the last resort, where neither the exact
-// complements nor entering an alternative settle the claim) also the
-// values a NotIn names (In v), and for bounds a value past either bound
-// (Lt 2701 is left by Gte 2701) or no label.
-func exclusions(r requirements.Requirement, notIn bool) []requirements.Requirement {
+// requirement, as out[:n] (at most three: no allocation on placement's
+// path). With notIn (the last resort, where neither the exact complements
+// nor entering an alternative settle the claim) also the values a NotIn
+// names (In v), and for bounds a value past either bound (Lt 2701 is left
+// by Gte 2701) or no label.
+func exclusions(r requirements.Requirement, notIn bool) (out [3]requirements.Requirement, n int) {
 	lo, hasLo, hi, hasHi := r.Bounds()
+	add := func(ex requirements.Requirement) { out[n] = ex; n++ }
 	switch {
 	case hasLo || hasHi:
 		if !notIn {
-			return nil
+			return out, 0
 		}
-		var out []requirements.Requirement
 		if hasHi && hi < math.MaxInt64 {
 			if ex, err := requirements.New(r.Key(), requirements.OpGte, strconv.FormatInt(hi+1, 10)); err == nil {
-				out = append(out, ex)
+				add(ex)
 			}
 		}
 		if hasLo && lo > math.MinInt64 {
 			if ex, err := requirements.New(r.Key(), requirements.OpLte, strconv.FormatInt(lo-1, 10)); err == nil {
-				out = append(out, ex)
+				add(ex)
 			}
 		}
-		return append(out, requirements.DoesNotExist(r.Key()))
+		add(requirements.DoesNotExist(r.Key()))
 	case r.IsFinite() && len(r.Values()) > 0:
-		return []requirements.Requirement{requirements.NotIn(r.Key(), r.Values()...)}
+		add(requirements.NotIn(r.Key(), r.Values()...))
 	case r.IsFinite() && !r.RequiresPresent():
-		return []requirements.Requirement{requirements.Exists(r.Key())}
+		add(requirements.Exists(r.Key()))
 	case !r.IsFinite() && r.RequiresPresent() && len(r.Values()) == 0:
-		return []requirements.Requirement{requirements.DoesNotExist(r.Key())}
+		add(requirements.DoesNotExist(r.Key()))
 	case notIn && !r.IsFinite() && !r.RequiresPresent() && len(r.Values()) > 0:
 		// NotIn vs: a node fails it only by carrying one of vs.
-		return []requirements.Requirement{requirements.In(r.Key(), r.Values()...)}
+		add(requirements.In(r.Key(), r.Values()...))
 	}
-	return nil
+	return out, n
 }
 
 // decided reports whether every node meeting reqs meets one of the
