@@ -185,9 +185,9 @@ func (r Requirement) IsAny() bool {
 // AllowsAbsent reports whether a node without the label satisfies r.
 func (r Requirement) AllowsAbsent() bool { return !r.present }
 
-// excludesValues reports whether r is a complement that names values it
+// ExcludesValues reports whether r is a complement that names values it
 // excludes: what Karpenter calls NotIn whatever else r says (Exists, bounds).
-func (r Requirement) excludesValues() bool { return !r.finite && len(r.values) > 0 }
+func (r Requirement) ExcludesValues() bool { return !r.finite && len(r.values) > 0 }
 
 // RequiresPresent reports whether the label must exist.
 func (r Requirement) RequiresPresent() bool { return r.present }

@@ -153,7 +153,7 @@ func (rs Requirements) Compatible(incoming Requirements, wellKnown WellKnown) er
 			}
 			continue
 		}
-		if !in.AllowsAbsent() && (wellKnown == nil || !in.excludesValues()) {
+		if !in.AllowsAbsent() && (wellKnown == nil || !in.ExcludesValues()) {
 			e := &IncompatibleError{Key: in.key, Target: DoesNotExist(in.key), Incoming: in, Undefined: true}
 			if h, ok := wellKnown.(interface{ Hint(string) string }); ok {
 				e.Hint = h.Hint(in.key)

@@ -530,32 +530,30 @@ func (v *verifier) checkLabels(c *vclaim) {
 	}
 }
 
-// opensKey reports whether some alternative of p requires key to exclude
-// values (NotIn, even with Exists or bounds: what Karpenter reads as NotIn),
-// or a preferred node-affinity term of p asks NotIn of it (Karpenter holds
-// a pod's preferences as requirements while they are kept, and they
-// become the NodeClaim's).
-func (v *verifier) opensKey(p *vpod, key string) bool {
-	if slices.ContainsFunc(p.alts, func(alt requirements.Requirements) bool { return excludesValues(alt.Get(key)) }) {
-		return true
-	}
-	a := p.pod.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil {
-		return false
-	}
-	for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-		for _, e := range t.Preference.MatchExpressions {
-			if v.schema.Normalize(e.Key) == key && e.Operator == corev1.NodeSelectorOpNotIn && len(e.Values) > 0 {
-				return true
+// openedKeys returns the keys p excludes values of (NotIn, even with
+// Exists or bounds: what Karpenter reads as NotIn), in a required
+// alternative or a preferred node-affinity term (Karpenter holds a pod's
+// kept preferences as requirements, and they become the NodeClaim's).
+func (v *verifier) openedKeys(p *vpod) []string {
+	var out []string
+	for _, alt := range p.alts {
+		for r := range alt.All() {
+			if r.ExcludesValues() {
+				out = append(out, r.Key())
 			}
 		}
 	}
-	return false
+	if a := p.pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			for _, e := range t.Preference.MatchExpressions {
+				if e.Operator == corev1.NodeSelectorOpNotIn && len(e.Values) > 0 {
+					out = append(out, v.schema.Normalize(e.Key))
+				}
+			}
+		}
+	}
+	return out
 }
-
-// excludesValues reports whether r is a complement that names the values
-// it excludes.
-func excludesValues(r requirements.Requirement) bool { return !r.IsFinite() && len(r.Values()) > 0 }
 
 // checkRequests checks Requests = pods + DaemonSets on the chosen type.
 func (v *verifier) checkRequests(c *vclaim) {

@@ -97,6 +97,10 @@ type vclaim struct {
 	eff         map[string]requirements.Requirement
 	match       *vmatcher
 	offers      map[string][]string // see offered
+	// declared is the NodePool's requirements with every key a pod of the
+	// NodeClaim opens (poolDeclares), made once.
+	declared     requirements.Requirements
+	declaredDone bool
 }
 
 // vdaemons are the DaemonSets that run on one (NodePool, instance type),

@@ -68,17 +68,19 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 	if c.tmpl == nil {
 		return nil
 	}
-	target := c.tmpl.Requirements
-	for _, q := range c.pods {
-		for _, k := range v.keysOf(q) {
-			if !target.Has(k) && v.opensKey(q, k) {
-				target = target.Add(requirements.Any(k))
+	if !c.declaredDone {
+		c.declared, c.declaredDone = c.tmpl.Requirements, true
+		for _, q := range c.pods {
+			for _, k := range v.openedKeys(q) {
+				if !c.declared.Has(k) {
+					c.declared = c.declared.Add(requirements.Any(k))
+				}
 			}
 		}
 	}
 	var first error
 	for _, alt := range alts {
-		err := target.Compatible(alt, v.schema)
+		err := c.declared.Compatible(alt, v.schema)
 		if err == nil {
 			return nil
 		}
@@ -87,24 +89,6 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 		}
 	}
 	return first
-}
-
-// keysOf returns the keys p's required alternatives and preferred
-// node-affinity terms name (normalised).
-func (v *verifier) keysOf(p *vpod) []string {
-	var out []string
-	for _, alt := range p.alts {
-		out = append(out, alt.Keys()...)
-	}
-	if a := p.pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
-		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			for _, e := range t.Preference.MatchExpressions {
-				out = append(out, v.schema.Normalize(e.Key))
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // topologyKeys returns, as Exists requirements, the keys a node must carry
