@@ -44,7 +44,10 @@ type vspread struct {
 	counts   map[string]int
 	domains  map[string]bool
 	eligible map[*vnode]bool
-	least    *leastDomain // leastLoaded's answer, once asked
+	// minDom and minCount are the least loaded eligible domain (ties: the
+	// first by name) and its count, set once the counts are made.
+	minDom   string
+	minCount int
 }
 
 func (v *verifier) checkTopology() {
@@ -145,7 +148,7 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 		if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
 			own++ // the pod counts itself wherever it is
 		}
-		minDom, least := leastLoaded(g)
+		minDom, least := g.minDom, g.minCount
 		if c.MinDomains != nil && len(g.domains) < int(*c.MinDomains) {
 			minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
 		}
@@ -170,27 +173,16 @@ func nodeName(n *vnode) string {
 	return ""
 }
 
-// leastLoaded returns the eligible domain with the fewest matching pods
-// (ties: the first by name).
-// The answer is kept in the group (its counts do not change once made).
-func leastLoaded(g *vspread) (string, int) {
-	if g.least != nil {
-		return g.least.dom, g.least.n
-	}
-	best, n := "", -1
+// leastLoaded sets the group's eligible domain with the fewest matching
+// pods (ties: the first by name) and its count.
+func leastLoaded(g *vspread) {
+	n := -1
 	for _, d := range slices.Sorted(maps.Keys(g.domains)) {
 		if c := g.counts[d]; n < 0 || c < n {
-			best, n = d, c
+			g.minDom, n = d, c
 		}
 	}
-	g.least = &leastDomain{dom: best, n: max(n, 0)}
-	return g.least.dom, g.least.n
-}
-
-// leastDomain is a spread group's least loaded eligible domain and its count.
-type leastDomain struct {
-	dom string
-	n   int
+	g.minCount = max(n, 0)
 }
 
 // spreadGroup counts, per domain of key, the pods in p's namespace that
@@ -218,6 +210,7 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 			}
 		}
 	}
+	leastLoaded(g)
 	w.spread[sig] = g
 	return g
 }
