@@ -57,15 +57,22 @@ func (s *solver) relocateLast() {
 	if s.placed() < len(s.pending) && s.limitsLeftPods() {
 		return // a relocation may spend the limits differently
 	}
+	s.dearestFirst(relocateTries, s.relocate)
+}
+
+// dearestFirst calls try on every live claim of the plan, the dearest
+// first, with one move budget and one count of tries, while the budget
+// lasts and fewer than maxTries were made.
+func (s *solver) dearestFirst(maxTries int, try func(cl *claim, budget, tries *int)) {
 	budget, tries := s.moveBudget(), 0
 	order := s.byPrice()
 	slices.Reverse(order)
 	for _, cl := range order {
-		if budget <= 0 || tries >= relocateTries {
+		if budget <= 0 || tries >= maxTries {
 			return
 		}
 		if cl.live() {
-			s.relocate(cl, &budget, &tries)
+			try(cl, &budget, &tries)
 		}
 	}
 }
@@ -304,33 +311,24 @@ func (s *solver) repinLast() {
 	if !s.lastMovesApply() {
 		return
 	}
-	budget, tries := s.moveBudget(), 0
-	order := s.byPrice()
-	slices.Reverse(order)
-	for _, cl := range order {
-		if budget <= 0 || tries >= repinTries {
-			return
-		}
-		if !cl.live() {
-			continue
-		}
+	s.dearestFirst(repinTries, func(cl *claim, budget, tries *int) {
 		_, free, ok := s.relocateAttempts(cl)
 		if !ok {
-			continue
+			return
 		}
 		for _, key := range repinKeys {
 			if !s.spreadConfined(cl, key) {
 				continue
 			}
 			if id, price, ok := s.repinTarget(cl, free, key); ok {
-				budget--
-				tries++
+				*budget--
+				*tries++
 				if s.repin(cl, id, price) {
-					break
+					return
 				}
 			}
 		}
-	}
+	})
 }
 
 // repinTarget returns cl's requirements with its one value of key replaced
