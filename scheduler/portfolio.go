@@ -189,6 +189,7 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.shiftLast()
 	s.relocateLast()
 	s.repinLast()
+	s.redeclare()
 	return s, nil
 }
 
