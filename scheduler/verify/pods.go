@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,7 +56,7 @@ func (v *verifier) checkOnClaim(p *vpod, c *vclaim) {
 	}
 }
 
-// poolDeclares reports, as an error naming the first key, when no
+// poolDeclares reports, as an error naming a key per alternative, when no
 // alternative of the pod is compatible with the NodeClaim's NodePool: a
 // pod that requires a custom label (In, Exists, bounds) the NodePool does
 // not declare is not the pool's to take (Karpenter never makes such a
@@ -78,17 +80,18 @@ func (v *verifier) poolDeclares(c *vclaim, alts []requirements.Requirements) err
 			}
 		}
 	}
-	var first error
-	for _, alt := range alts {
+	errs := make([]string, 0, len(alts))
+	for i, alt := range alts {
 		err := c.declared.Compatible(alt, v.schema)
 		if err == nil {
 			return nil
 		}
-		if first == nil {
-			first = err
+		if len(alts) == 1 {
+			return err
 		}
+		errs = append(errs, fmt.Sprintf("term %d: %v", i+1, err))
 	}
-	return first
+	return errors.New(strings.Join(errs, "; "))
 }
 
 // topologyKeys returns, as Exists requirements, the keys a node must carry
