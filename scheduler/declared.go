@@ -31,7 +31,8 @@ func (s *solver) redeclare() {
 // undeclaredOn returns the pods of cl that its NodePool's requirements ∩
 // those of the other pods cannot take: the pods are joined to the NodePool's
 // requirements while any joins (an opening pod may sit after the pods that
-// lean on it), and those that never join are returned.
+// lean on it), each with its kept preferences or else with what it
+// requires only, and those that never join are returned.
 func (s *solver) undeclaredOn(cl *claim) []*pending {
 	id := cl.pool.reqID
 	for _, o := range cl.pods {
@@ -48,6 +49,14 @@ func (s *solver) undeclaredOn(cl *claim) []*pending {
 		joined = false
 		left = slices.DeleteFunc(left, func(o *pending) bool {
 			j := s.reqs.compat(id, o.att.reqID)
+			if j < 0 {
+				// A preference the pod kept may be what the NodePool does
+				// not declare: kube-scheduler binds it without, so only
+				// what it requires has to join.
+				if a, ok := s.newAttempt(o.cls, o.att.alt, len(o.cls.steps), false); ok && a.reqID != o.att.reqID {
+					j = s.reqs.compat(id, a.reqID)
+				}
+			}
 			if j < 0 {
 				return false
 			}
