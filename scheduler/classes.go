@@ -679,7 +679,9 @@ const maxFollowChecks = 1 << 20
 // preferred) to other pending classes, those classes: the queue places
 // targets before their followers, as Karpenter's relax-and-requeue loop ends
 // up doing, so that a preferred affinity is relaxed only when its target
-// really has no room, not because the target comes later.
+// really has no room, not because the target comes later. A target that
+// repels its follower (repels) is one too, but in the plan made with
+// unfollowRepelled (whenLeft), where the queue's own order decides.
 func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
@@ -696,12 +698,46 @@ func (s *solver) followTargets() {
 				if checks++; checks > maxFollowChecks {
 					return
 				}
-				if sel.Matches(labels.Set(o.labels)) {
-					c.targets = append(c.targets, o)
+				if !sel.Matches(labels.Set(o.labels)) {
+					continue
 				}
+				if repels(o, c, t.TopologyKey) || repels(c, o, t.TopologyKey) {
+					s.repelledFollowers = true
+					if s.cfg.unfollowRepelled {
+						continue
+					}
+				}
+				c.targets = append(c.targets, o)
 			}
 		}
 	}
+}
+
+// repels reports whether a required anti-affinity term of x keeps pods of
+// y out of every domain of key where x's pods are: one on key, or on a key
+// whose domains hold the node when key is the hostname. A pod of y then
+// never shares a key domain with a pod of x, so an affinity of y to x on
+// key is never met, and queuing y after x only hands x the domains first
+// (where Karpenter, queuing by size, relaxes the affinity and places the
+// larger pods first).
+func repels(x, y *class, key string) bool {
+	a := x.sample.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return false
+	}
+	for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if t.TopologyKey != key && key != corev1.LabelHostname {
+			continue
+		}
+		if t.NamespaceSelector == nil && !slices.Contains(t.Namespaces, y.namespace) && (len(t.Namespaces) > 0 || x.namespace != y.namespace) {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
+		if err == nil && t.LabelSelector != nil && sel.Matches(labels.Set(y.labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // affinityTerms lists a pod's required and preferred pod-affinity terms.

@@ -173,6 +173,12 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// unfollowRepelled queues a class with pod affinity to a class that
+	// repels it (required anti-affinity on the affinity's key, or on any
+	// key for a hostname affinity) in the queue's own order, not after that
+	// class; set only for the plan Solve makes when such a plan left pods
+	// unplaced (classes.go: followTargets).
+	unfollowRepelled bool
 	// ownersLast queues the owners of a required spread that counts other
 	// pending pods after all others; set only for the plan Solve makes
 	// when pods such a spread counts were left unplaced (ownerslast.go).

@@ -302,6 +302,11 @@ func (c config) whenLeft(judge, own *solver) []config {
 		dense.densePins = true
 		more = append(more, dense)
 	}
+	if judge.repelledFollowers && !c.unfollowRepelled && len(judge.pending) <= alternativeMaxPods {
+		unfollow := own.cfg
+		unfollow.unfollowRepelled = true
+		more = append(more, unfollow)
+	}
 	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
