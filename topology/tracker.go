@@ -133,10 +133,6 @@ type Tracker struct {
 	eligibleMemo map[string][]int32
 	// closing is what CloseDomainsFrom keeps of the nodes no plan changes.
 	closing *closing
-	// existingRun numbers each existing pod's node run (existingDomain),
-	// runs of them.
-	existingRun []int32
-	runs        int
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a
@@ -195,9 +191,6 @@ type keyState struct {
 	// spread groups count on.
 	anyValue    []int32
 	anyValueSet bool
-	// existingDoms are the domains of the existing pods' nodes on the key,
-	// by node run (existingDomain).
-	existingDoms []int32
 }
 
 func (k *keyState) intern(v string) int32 {
@@ -236,7 +229,7 @@ func NewSharing(schema requirements.Schema, sources []Source, namespaces map[str
 				continue
 			}
 			g.required = true
-			if d, ok := t.existingDomain(g.ks, int32(i)); ok {
+			if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 				g.addOwner(d)
 				t.tally(g, d, true, true)
 			}
@@ -301,42 +294,6 @@ func (t *Tracker) nodeDomain(ks *keyState, n *Node) (int32, bool) {
 		return 0, false
 	}
 	return ks.intern(v), true
-}
-
-// existingDomain is nodeDomain of existing pod i's node, looked up once
-// per key and run of pods on one node (bound pods come node by node; a
-// node whose pods are not together is looked up once per run). Only the
-// first lookup of a value numbers it, so the domains are those, and
-// numbered in the order, that a lookup per pod gives.
-func (t *Tracker) existingDomain(ks *keyState, i int32) (int32, bool) {
-	if t.existingRun == nil {
-		t.existingRun = make([]int32, len(t.existing))
-		var last *Node
-		for j := range t.existing {
-			if n := t.existing[j].Node; n != last || j == 0 {
-				last = n
-				t.runs++
-			}
-			t.existingRun[j] = int32(t.runs - 1)
-		}
-	}
-	if ks.existingDoms == nil {
-		ks.existingDoms = unknownDomains(t.runs)
-	}
-	r := t.existingRun[i]
-	switch d := ks.existingDoms[r]; d {
-	case domainUnknown:
-	case domainNone:
-		return 0, false
-	default:
-		return d, true
-	}
-	d, ok := t.nodeDomain(ks, t.existing[i].Node)
-	ks.existingDoms[r] = domainNone
-	if ok {
-		ks.existingDoms[r] = d
-	}
-	return d, ok
 }
 
 // group is one topology group: a kind, a key, a selector over pods in some
@@ -673,7 +630,7 @@ func (t *Tracker) countExisting(g *group) {
 		if !g.nodePasses(ep.Node) {
 			continue
 		}
-		if d, ok := t.existingDomain(g.ks, i); ok {
+		if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
 			g.add(d)
 			t.tally(g, d, false, true)
 		}
