@@ -30,6 +30,7 @@ func (t *Tracker) CloseDomainsFrom(nodes []*Node, fixed int) {
 	// Groups on one key share each node's domain, looked up when a group
 	// first counts the node (so domains are interned in the same order as
 	// one lookup per group and node would).
+	fixed = min(fixed, len(nodes))
 	fc := t.fixedClosing(nodes[:fixed])
 	rest := nodes[fixed:]
 	doms := map[*keyState][]int32{}
