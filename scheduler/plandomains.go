@@ -58,7 +58,7 @@ func (s *solver) closeDomains() (pn *planNodes, reopen func(), ok bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	s.topo.CloseDomains(pn.nodes)
+	s.topo.CloseDomainsFrom(pn.nodes, len(s.existing))
 	if !s.topologyHolds() {
 		s.topo.OpenDomains()
 		return nil, nil, false
@@ -131,7 +131,7 @@ func (s *solver) relaunch(pn *planNodes) bool {
 		return false
 	}
 	*pn = *fresh
-	s.topo.CloseDomains(pn.nodes)
+	s.topo.CloseDomainsFrom(pn.nodes, len(s.existing))
 	return true
 }
 

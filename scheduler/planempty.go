@@ -94,12 +94,12 @@ func (s *solver) emptyClaim(cl *claim, pn *planNodes, wide bool, room *int) (ok 
 	}
 	reach := s.spreadReach(cl.pods)
 	before, placed := s.totalPrice(), s.placed()
-	s.topo.CloseDomains(withoutNode(pn.nodes, cl.host))
+	s.topo.CloseDomainsFrom(withoutNode(pn.nodes, cl.host), len(s.existing))
 	et := &emptyTry{roomTry: roomTry{cl: cl, state: s.snapshot(cl)}}
 	if s.moveAllOff(et, room) {
 		fresh, ok := s.newPlanNodes()
 		if ok && len(fresh.nodes) == len(pn.nodes)-1 {
-			s.topo.CloseDomains(fresh.nodes)
+			s.topo.CloseDomainsFrom(fresh.nodes, len(s.existing))
 			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps && s.reachKept(reach) {
 				*pn = *fresh
 				return true

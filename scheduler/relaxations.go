@@ -198,7 +198,7 @@ func (s *solver) newJudge(o *solver, pn *planNodes, hosts planHosts, open bool) 
 	}
 	j.t.Finish(tps, specs)
 	if !open {
-		j.t.CloseDomains(pn.nodes)
+		j.t.CloseDomainsFrom(pn.nodes, len(o.existing))
 	}
 	none := func(int) bool { return false }
 	for i, q := range o.pending {

@@ -74,6 +74,48 @@ func TestCloseDomains(t *testing.T) {
 	}
 }
 
+// TestCloseDomainsFrom: closing with the first nodes fixed gives what
+// CloseDomains gives, whatever the split, and when a later call's first
+// nodes are other nodes (the domains they give are found again, not
+// kept): a hostname spread whose nodes all hold a match has a minimum of 1
+// until a node without one is among the first nodes.
+func TestCloseDomainsFrom(t *testing.T) {
+	t.Parallel()
+	n1, n2, n3 := zoneNode("n1", zoneA), zoneNode("n2", zoneA), zoneNode("n3", zoneB)
+	claimA := &topology.Node{Name: "c", Labels: map[string]string{hostKey: "c", zoneKey: zoneA}}
+	pod := testutil.Pod("web").Label("app", "web").Spread(hostKey, 1, corev1.DoNotSchedule, web)
+	newTracker := func() (*topology.Tracker, *topology.Pod) {
+		tr := topology.New(requirements.DefaultSchema(),
+			[]topology.Source{zonePool(), nodeSource(n1), nodeSource(n2), nodeSource(n3)}, nil,
+			[]topology.ExistingPod{bound(n1, web), bound(n2, web)})
+		return tr, register(t, tr, specOf(pod.Obj()))[0]
+	}
+	calls := []struct {
+		nodes []*topology.Node
+		fixed int
+		want  outcome
+	}{
+		{nodes: []*topology.Node{n1, n2, claimA}, fixed: 2, want: refused(topology.Spread, hostKey, spreadHostWeb, false)},
+		{nodes: []*topology.Node{n1, n2}, fixed: 2, want: ok()},
+		{nodes: []*topology.Node{n1, n3}, fixed: 2, want: refused(topology.Spread, hostKey, spreadHostWeb, false)},
+		{nodes: []*topology.Node{n1, n2, n3}, fixed: 1, want: refused(topology.Spread, hostKey, spreadHostWeb, false)},
+		{nodes: []*topology.Node{n1, n2}, fixed: 1, want: ok()},
+		{nodes: []*topology.Node{n1, n2}, fixed: 0, want: ok()},
+	}
+	from, fromPod := newTracker()
+	for i, c := range calls {
+		whole, wholePod := newTracker()
+		whole.CloseDomains(c.nodes)
+		from.CloseDomainsFrom(c.nodes, c.fixed)
+		if diff := gocmp.Diff(c.want, check(whole, wholePod, allTerms, onNode(n1), nil)); diff != "" {
+			t.Errorf("call %d: CloseDomains (-want +got):\n%s", i, diff)
+		}
+		if diff := gocmp.Diff(c.want, check(from, fromPod, allTerms, onNode(n1), nil)); diff != "" {
+			t.Errorf("call %d: CloseDomainsFrom (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
 // TestSpreadReach: a pod's spreads reach the domains that hold a pod their
 // group selects, per spread term in order; recording the pod in a new
 // domain reaches one more, and undoing it one fewer.

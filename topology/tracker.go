@@ -131,6 +131,8 @@ type Tracker struct {
 	// eligibleMemo holds, per eligibleKey, the domains the existing
 	// sources give (eligible).
 	eligibleMemo map[string][]int32
+	// closing is what CloseDomainsFrom keeps of the nodes no plan changes.
+	closing *closing
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a
@@ -318,6 +320,10 @@ type group struct {
 	// pass the filter (CloseDomains): the global minimum runs over them.
 	closed   []int32
 	isClosed bool
+	// fixedClosed are the closed domains of the tracker's fixed nodes
+	// (CloseDomainsFrom), made at the closing's version fixedVer.
+	fixedClosed []int32
+	fixedVer    uint64
 
 	count       []int32
 	owners      []int32
