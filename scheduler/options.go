@@ -173,6 +173,14 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// fillExisting queues pods by their largest share of the existing
+	// nodes' free room, smallest first (the most pods fit); set only for
+	// the plan Solve makes when pods that only existing nodes can take were
+	// left unplaced (existingBound).
+	fillExisting bool
+	// noFillExisting keeps the fillExisting plan out of a portfolio (the
+	// plan it is compared with once both are finished).
+	noFillExisting bool
 	// unfollowRepelled queues a class with pod affinity to a class that
 	// repels it (required anti-affinity on the affinity's key, or on any
 	// key for a hostname affinity) in the queue's own order, not after that

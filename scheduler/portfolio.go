@@ -136,18 +136,38 @@ func bestOfAll(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // finished plan leaves pods unplaced, unless alone (the looser plans of
 // bestOfTrio, which only replace the Respect plan at equal pods).
 func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (*solver, error) {
-	var best *solver
-	var err error
+	best, usedFill, err := bestOfOneWith(pods, nodePools, catalog, cfg, alone)
+	if err != nil || !usedFill {
+		return best, err
+	}
+	// The portfolio chose the plan that queues pods by their share of
+	// the existing nodes' room (fillExisting) before it was finished;
+	// finishing and the plans compared after it may complete the plan the
+	// portfolio passed over more. Both are made to the end and the fill
+	// plan is kept only when it places more pods, or the same pods for less.
+	base := cfg
+	base.noFillExisting = true
+	other, _, err := bestOfOneWith(pods, nodePools, catalog, base, alone)
+	if err != nil {
+		return nil, err
+	}
+	return fillOr(best, other), nil
+}
+
+// bestOfOneWith is bestOfOne's plan for cfg, and whether the portfolio
+// chose the fillExisting plan.
+func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (best *solver, usedFill bool, err error) {
 	if alone {
 		best, err = bestOfPolicy(pods, nodePools, catalog, cfg)
 	} else {
 		best, err = bestOfPolicies(pods, nodePools, catalog, cfg)
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	usedFill = best.cfg.fillExisting
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
-		return best, err
+		return best, usedFill, err
 	}
 	for _, or := range []func(*solver, []*corev1.Pod, []nodepool.NodePool, instancetypes.Catalog, config) (*solver, error){
 		(*solver).orInverseOpen,
@@ -159,10 +179,10 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		(*solver).orDomainsAvoided,
 	} {
 		if best, err = or(best, pods, nodePools, catalog, cfg); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return best, nil
+	return best, usedFill, nil
 }
 
 // finish returns the plan with what it left out placed on its own nodes
@@ -301,6 +321,11 @@ func (c config) whenLeft(judge, own *solver) []config {
 		dense := c
 		dense.densePins = true
 		more = append(more, dense)
+	}
+	if !c.fillExisting && !c.noFillExisting && judge.existingBound() && len(judge.pending) <= alternativeMaxPods {
+		fill := own.cfg
+		fill.fillExisting = true
+		more = append(more, fill)
 	}
 	if judge.repelledFollowers && !c.unfollowRepelled && len(judge.pending) <= alternativeMaxPods {
 		unfollow := own.cfg
@@ -589,6 +614,30 @@ func (s *solver) unplacedNames() map[string]bool {
 		}
 	}
 	return out
+}
+
+// existingBound reports whether some unplaced pod only existing nodes can
+// take: no NodePool that tolerates and fits it can launch a node for it,
+// and an existing node would take it but for the pods placed there in this
+// solve. Which pods fill that room decides how many are placed.
+func (s *solver) existingBound() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil || c.placedN == len(c.pods) {
+			continue
+		}
+		if slices.ContainsFunc(s.pools, func(p *pool) bool {
+			return s.poolTolerated(c, p, len(c.steps)) && s.classFitsPool(c, p) && s.canLaunchFor(p, c)
+		}) {
+			continue
+		}
+		for alt := range c.alts {
+			a, ok := s.newAttempt(c, alt, len(c.steps), false)
+			if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reorderMayHelp reports whether an unplaced pod could have been placed had

@@ -43,15 +43,47 @@ func (c config) replanOf(best *solver) config {
 }
 
 func (best *solver) orFinishedReplan(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, alt config) (*solver, error) {
-	v, err := bestOfPolicy(pods, nodePools, catalog, alt)
+	v, err := finishedOf(pods, nodePools, catalog, alt)
 	if err != nil {
-		return nil, err
-	}
-	if v, err = v.finish(pods, nodePools, catalog, alt); err != nil {
 		return nil, err
 	}
 	if v.finalPlaced() > best.finalPlaced() {
 		return v, nil
 	}
 	return best, nil
+}
+
+// finishedOf is the finished plan of cfg's portfolio (bestOfPolicy,
+// finish). When the portfolio chose the fillExisting plan, which it judged
+// unfinished, the plan made without it is finished too and the fill plan
+// kept only when it places more pods, or the same pods for less.
+func finishedOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	v, err := bestOfPolicy(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	fill := v.cfg.fillExisting
+	if v, err = v.finish(pods, nodePools, catalog, cfg); err != nil || !fill {
+		return v, err
+	}
+	base := cfg
+	base.noFillExisting = true
+	o, err := bestOfPolicy(pods, nodePools, catalog, base)
+	if err != nil {
+		return nil, err
+	}
+	if o, err = o.finish(pods, nodePools, catalog, base); err != nil {
+		return nil, err
+	}
+	return fillOr(v, o), nil
+}
+
+// fillOr returns fill when it places more pods than other, or the same
+// pods for less; else other.
+func fillOr(fill, other *solver) *solver {
+	n, on := fill.finalPlaced(), other.finalPlaced()
+	if n > on || (n == on && samePlaced(other, fill) && fill.planPrice() < other.planPrice()-priceEps) {
+		return fill
+	}
+	return other
 }

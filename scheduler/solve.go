@@ -44,6 +44,9 @@ type solver struct {
 
 	anyPreferNoSchedule bool
 	slackBuilt          bool
+	// existingW weighs each resource by the existing nodes' free room
+	// (existingWeights).
+	existingW *binpack.Vec
 	// repelledFollowers is set when a class's pod affinity selects a class
 	// that repels it (classes.go: followTargets).
 	repelledFollowers bool
@@ -474,11 +477,19 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 			return 1
 		}
 	}
-	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.karpenterRelaxation {
+	if ia, ib := a.cls.isolated, b.cls.isolated; ia != ib && (!s.cfg.fillBounded || s.cfg.packLargest) && !s.cfg.fillExisting && !s.cfg.karpenterRelaxation {
 		if ia {
 			return -1
 		}
 		return 1
+	}
+	if s.cfg.fillExisting {
+		// Existing nodes bind: the most pods fit smallest first, measured
+		// against the room they have.
+		if c := cmp.Compare(limitShare(a, s.existingWeights()), limitShare(b, s.existingWeights())); c != 0 {
+			return c
+		}
+		return smallerFirst(a, b)
 	}
 	if s.cfg.fillBounded {
 		// Limits bind: the most pods fit smallest first, measured in
@@ -571,6 +582,26 @@ func (s *solver) limitWeights() binpack.Vec {
 
 // limitShare is the largest share of a limit one pod of pp's size spends,
 // on the fixed-point scale of limitWeights.
+// existingWeights weighs each resource by the inverse of the existing
+// nodes' free room in it before this solve's placements (made once).
+func (s *solver) existingWeights() binpack.Vec {
+	if s.existingW != nil {
+		return *s.existingW
+	}
+	var free binpack.Vec
+	for _, en := range s.existing {
+		free = free.Add(en.free)
+	}
+	var w binpack.Vec
+	for d, x := range free {
+		if x > 0 {
+			w[d] = int64(1e18 / float64(x)) // fixed point, as limitWeights
+		}
+	}
+	s.existingW = &w
+	return w
+}
+
 func limitShare(pp *pending, w binpack.Vec) float64 {
 	share := 0.0
 	for d, x := range w {
