@@ -178,9 +178,15 @@ type config struct {
 	// the plan Solve makes when pods that only existing nodes can take were
 	// left unplaced (existingBound).
 	fillExisting bool
-	// noFillExisting keeps the fillExisting plan out of a portfolio (the
-	// plan it is compared with once both are finished).
-	noFillExisting bool
+	// guarded marks a plan the portfolio may choose only as far as, once
+	// finished, it beats the plan made without such plans (bestOfOne,
+	// finishedOf): the fillExisting plan and the plan with whole spread
+	// classes queued first; noGuarded keeps them out of a portfolio (the
+	// plan they are compared with).
+	guarded, noGuarded bool
+	// looser is set for the plans of the looser policies bestOfTrio
+	// compares with the Respect plan.
+	looser bool
 	// unfollowRepelled queues a class with pod affinity to a class that
 	// repels it (required anti-affinity on the affinity's key, or on any
 	// key for a hostname affinity) in the queue's own order, not after that

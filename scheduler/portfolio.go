@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -136,17 +137,23 @@ func bestOfAll(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 // finished plan leaves pods unplaced, unless alone (the looser plans of
 // bestOfTrio, which only replace the Respect plan at equal pods).
 func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (*solver, error) {
+	if alone {
+		// A looser policy's plan replaces the Respect plan only at the same
+		// pods and when it honours what that plan honours (bestOfTrio):
+		// whole spread classes queued first make a plan apart from it.
+		cfg.looser = true
+	}
 	best, usedFill, err := bestOfOneWith(pods, nodePools, catalog, cfg, alone)
 	if err != nil || !usedFill {
 		return best, err
 	}
-	// The portfolio chose the plan that queues pods by their share of
-	// the existing nodes' room (fillExisting) before it was finished;
-	// finishing and the plans compared after it may complete the plan the
-	// portfolio passed over more. Both are made to the end and the fill
-	// plan is kept only when it places more pods, or the same pods for less.
+	// The portfolio chose a guarded plan (options.go) before it was
+	// finished; finishing and the plans compared after it may complete
+	// the plan the portfolio passed over more. Both are made to the end and
+	// the guarded plan is kept only when it places more pods, or the same
+	// pods for less.
 	base := cfg
-	base.noFillExisting = true
+	base.noGuarded = true
 	other, _, err := bestOfOneWith(pods, nodePools, catalog, base, alone)
 	if err != nil {
 		return nil, err
@@ -155,7 +162,7 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 }
 
 // bestOfOneWith is bestOfOne's plan for cfg, and whether the portfolio
-// chose the fillExisting plan.
+// chose a guarded plan.
 func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, alone bool) (best *solver, usedFill bool, err error) {
 	if alone {
 		best, err = bestOfPolicy(pods, nodePools, catalog, cfg)
@@ -165,7 +172,7 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 	if err != nil {
 		return nil, false, err
 	}
-	usedFill = best.cfg.fillExisting
+	usedFill = best.cfg.guarded
 	if best, err = best.finish(pods, nodePools, catalog, cfg); err != nil || alone {
 		return best, usedFill, err
 	}
@@ -322,9 +329,9 @@ func (c config) whenLeft(judge, own *solver) []config {
 		dense.densePins = true
 		more = append(more, dense)
 	}
-	if !c.fillExisting && !c.noFillExisting && judge.existingBound() && len(judge.pending) <= alternativeMaxPods {
+	if !c.fillExisting && !c.noGuarded && judge.existingBound() && len(judge.pending) <= alternativeMaxPods {
 		fill := own.cfg
-		fill.fillExisting = true
+		fill.fillExisting, fill.guarded = true, true
 		more = append(more, fill)
 	}
 	if judge.repelledFollowers && !c.unfollowRepelled && len(judge.pending) <= alternativeMaxPods {
@@ -336,6 +343,11 @@ func (c config) whenLeft(judge, own *solver) []config {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
 		more = append(more, first)
+		if whole := judge.withSpreadClasses(first.first); whole != nil && !c.noGuarded && !c.looser {
+			spread := own.cfg
+			spread.first, spread.guarded = whole, true
+			more = append(more, spread)
+		}
 	}
 	return more
 }
@@ -385,7 +397,9 @@ func planWith(base *solver, cfgs []config, pods []*corev1.Pod, nodePools []nodep
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
-	ownPlans := slices.DeleteFunc(slices.Clone(plans), func(p *solver) bool { return p.cfg.joinPlanned })
+	// Karpenter's packing and the guarded plans are plans to compare with,
+	// not to refine: the plans made next start from own's config.
+	ownPlans := slices.DeleteFunc(slices.Clone(plans), func(p *solver) bool { return p.cfg.joinPlanned || p.cfg.guarded })
 	return bestPlan(plans), bestPlan(ownPlans), nil
 }
 
@@ -635,6 +649,45 @@ func (s *solver) existingBound() bool {
 			if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// withSpreadClasses returns names with every pod of each class that a
+// spread of its own left partly unplaced, or nil when that adds none. Its
+// pods are alike and its spread counts those placed: queued first
+// together, they take the room of every domain before pods of other
+// classes fill the one the counts needed (an existing node's room in a
+// zone no NodePool offers).
+func (s *solver) withSpreadClasses(names map[string]bool) map[string]bool {
+	var out map[string]bool
+	for _, c := range s.classes {
+		if c.invalid != nil || c.placedN == 0 || c.placedN == len(c.pods) || !selfSpread(c) {
+			continue
+		}
+		for _, pp := range c.pods {
+			if names[pp.name] || out[pp.name] {
+				continue
+			}
+			if out == nil {
+				out = maps.Clone(names)
+			}
+			out[pp.name] = true
+		}
+	}
+	return out
+}
+
+// selfSpread reports whether c has a DoNotSchedule spread that selects its
+// own pods.
+func selfSpread(c *class) bool {
+	for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+		if tsc.WhenUnsatisfiable != corev1.DoNotSchedule || tsc.LabelSelector == nil {
+			continue
+		}
+		if sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector); err == nil && sel.Matches(labels.Set(c.labels)) {
+			return true
 		}
 	}
 	return false

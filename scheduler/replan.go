@@ -54,20 +54,21 @@ func (best *solver) orFinishedReplan(pods []*corev1.Pod, nodePools []nodepool.No
 }
 
 // finishedOf is the finished plan of cfg's portfolio (bestOfPolicy,
-// finish). When the portfolio chose the fillExisting plan, which it judged
-// unfinished, the plan made without it is finished too and the fill plan
-// kept only when it places more pods, or the same pods for less.
+// finish). When the portfolio chose a guarded plan (options.go), which it
+// judged unfinished, the plan made without guarded plans is finished too
+// and the guarded plan kept only when it places more pods, or the same
+// pods for less.
 func finishedOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	v, err := bestOfPolicy(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return nil, err
 	}
-	fill := v.cfg.fillExisting
+	fill := v.cfg.guarded
 	if v, err = v.finish(pods, nodePools, catalog, cfg); err != nil || !fill {
 		return v, err
 	}
 	base := cfg
-	base.noFillExisting = true
+	base.noGuarded = true
 	o, err := bestOfPolicy(pods, nodePools, catalog, base)
 	if err != nil {
 		return nil, err
@@ -78,8 +79,8 @@ func finishedOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog insta
 	return fillOr(v, o), nil
 }
 
-// fillOr returns fill when it places more pods than other, or the same
-// pods for less; else other.
+// fillOr returns fill (a guarded plan) when it places more pods than
+// other, or the same pods for less; else other.
 func fillOr(fill, other *solver) *solver {
 	n, on := fill.finalPlaced(), other.finalPlaced()
 	if n > on || (n == on && samePlaced(other, fill) && fill.planPrice() < other.planPrice()-priceEps) {
