@@ -729,7 +729,7 @@ func repels(x, y *class, key string) bool {
 		if t.TopologyKey != key && key != corev1.LabelHostname {
 			continue
 		}
-		if t.NamespaceSelector == nil && !slices.Contains(t.Namespaces, y.namespace) && (len(t.Namespaces) > 0 || x.namespace != y.namespace) {
+		if !mayCoverNamespace(t, x.namespace, y.namespace) {
 			continue
 		}
 		sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
@@ -738,6 +738,14 @@ func repels(x, y *class, key string) bool {
 		}
 	}
 	return false
+}
+
+// mayCoverNamespace reports whether term t of a pod in namespace owner may
+// select pods of namespace ns: listed, or t's own namespace when it lists
+// none, or any when it has a namespace selector (the namespaces' labels are
+// not read here).
+func mayCoverNamespace(t corev1.PodAffinityTerm, owner, ns string) bool {
+	return slices.Contains(t.Namespaces, ns) || t.NamespaceSelector != nil || (len(t.Namespaces) == 0 && owner == ns)
 }
 
 // affinityTerms lists a pod's required and preferred pod-affinity terms.

@@ -143,22 +143,9 @@ func bestOfOne(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 		// whole spread classes queued first make a plan apart from it.
 		cfg.looser = true
 	}
-	best, usedFill, err := bestOfOneWith(pods, nodePools, catalog, cfg, alone)
-	if err != nil || !usedFill {
-		return best, err
-	}
-	// The portfolio chose a guarded plan (options.go) before it was
-	// finished; finishing and the plans compared after it may complete
-	// the plan the portfolio passed over more. Both are made to the end and
-	// the guarded plan is kept only when it places more pods, or the same
-	// pods for less.
-	base := cfg
-	base.noGuarded = true
-	other, _, err := bestOfOneWith(pods, nodePools, catalog, base, alone)
-	if err != nil {
-		return nil, err
-	}
-	return fillOr(best, other), nil
+	return unguarded(cfg, func(c config) (*solver, bool, error) {
+		return bestOfOneWith(pods, nodePools, catalog, c, alone)
+	})
 }
 
 // bestOfOneWith is bestOfOne's plan for cfg, and whether the portfolio
@@ -639,16 +626,28 @@ func (s *solver) existingBound() bool {
 		if c.invalid != nil || c.placedN == len(c.pods) {
 			continue
 		}
-		if slices.ContainsFunc(s.pools, func(p *pool) bool {
-			return s.poolTolerated(c, p, len(c.steps)) && s.classFitsPool(c, p) && s.canLaunchFor(p, c)
-		}) {
-			continue
+		if !s.launchableFor(c) && s.takenExistingFor(c) {
+			return true
 		}
-		for alt := range c.alts {
-			a, ok := s.newAttempt(c, alt, len(c.steps), false)
-			if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
-				return true
-			}
+	}
+	return false
+}
+
+// launchableFor reports whether a NodePool that tolerates and fits c's
+// pods can still launch a node for one of them within its limits.
+func (s *solver) launchableFor(c *class) bool {
+	return slices.ContainsFunc(s.pools, func(p *pool) bool {
+		return s.poolTolerated(c, p, len(c.steps)) && s.classFitsPool(c, p) && s.canLaunchFor(p, c)
+	})
+}
+
+// takenExistingFor reports whether an existing node holding pods placed in
+// this solve would take c's pods by its taints and labels (room aside).
+func (s *solver) takenExistingFor(c *class) bool {
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, len(c.steps), false)
+		if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
+			return true
 		}
 	}
 	return false
@@ -704,19 +703,8 @@ func (s *solver) reorderMayHelp() bool {
 		if c.invalid != nil || c.placedN == len(c.pods) {
 			continue
 		}
-		for _, p := range s.pools {
-			if !s.poolTolerated(c, p, len(c.steps)) || !s.classFitsPool(c, p) {
-				continue
-			}
-			if s.canLaunchFor(p, c) {
-				return true
-			}
-		}
-		for alt := range c.alts {
-			a, ok := s.newAttempt(c, alt, len(c.steps), false)
-			if ok && slices.ContainsFunc(s.existing, func(en *existingNode) bool { return len(en.placed) > 0 && s.existingStatic(a, en) }) {
-				return true
-			}
+		if s.launchableFor(c) || s.takenExistingFor(c) {
+			return true
 		}
 	}
 	return false

@@ -54,37 +54,39 @@ func (best *solver) orFinishedReplan(pods []*corev1.Pod, nodePools []nodepool.No
 }
 
 // finishedOf is the finished plan of cfg's portfolio (bestOfPolicy,
-// finish). When the portfolio chose a guarded plan (options.go), which it
-// judged unfinished, the plan made without guarded plans is finished too
-// and the guarded plan kept only when it places more pods, or the same
-// pods for less.
+// finish), guarded plans judged finished (unguarded).
 func finishedOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	v, err := bestOfPolicy(pods, nodePools, catalog, cfg)
-	if err != nil {
-		return nil, err
-	}
-	fill := v.cfg.guarded
-	if v, err = v.finish(pods, nodePools, catalog, cfg); err != nil || !fill {
-		return v, err
+	return unguarded(cfg, func(c config) (*solver, bool, error) {
+		v, err := bestOfPolicy(pods, nodePools, catalog, c)
+		if err != nil {
+			return nil, false, err
+		}
+		guarded := v.cfg.guarded
+		v, err = v.finish(pods, nodePools, catalog, c)
+		return v, guarded, err
+	})
+}
+
+// unguarded returns the plan plan makes for cfg. When the portfolio chose
+// a guarded plan (options.go), which it judged unfinished, the plan made
+// without guarded plans is made to the end too, since finishing and the
+// plans compared after it may complete that one more, and the guarded plan
+// is kept only when it places more pods, or the same pods for less. plan
+// reports whether its portfolio chose a guarded plan.
+func unguarded(cfg config, plan func(config) (*solver, bool, error)) (*solver, error) {
+	g, guarded, err := plan(cfg)
+	if err != nil || !guarded {
+		return g, err
 	}
 	base := cfg
 	base.noGuarded = true
-	o, err := bestOfPolicy(pods, nodePools, catalog, base)
+	other, _, err := plan(base)
 	if err != nil {
 		return nil, err
 	}
-	if o, err = o.finish(pods, nodePools, catalog, base); err != nil {
-		return nil, err
+	n, on := g.finalPlaced(), other.finalPlaced()
+	if n > on || (n == on && samePlaced(other, g) && g.planPrice() < other.planPrice()-priceEps) {
+		return g, nil
 	}
-	return fillOr(v, o), nil
-}
-
-// fillOr returns fill (a guarded plan) when it places more pods than
-// other, or the same pods for less; else other.
-func fillOr(fill, other *solver) *solver {
-	n, on := fill.finalPlaced(), other.finalPlaced()
-	if n > on || (n == on && samePlaced(other, fill) && fill.planPrice() < other.planPrice()-priceEps) {
-		return fill
-	}
-	return other
+	return other, nil
 }

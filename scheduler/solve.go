@@ -44,9 +44,6 @@ type solver struct {
 
 	anyPreferNoSchedule bool
 	slackBuilt          bool
-	// existingW weighs each resource by the existing nodes' free room
-	// (existingWeights).
-	existingW *binpack.Vec
 	// repelledFollowers is set when a class's pod affinity selects a class
 	// that repels it (classes.go: followTargets).
 	repelledFollowers bool
@@ -448,12 +445,15 @@ func (s *solver) run() {
 func (s *solver) queue() []*pending {
 	sorted := slices.Clone(s.pending)
 	w := s.limitWeights()
+	if s.cfg.fillExisting {
+		w = s.existingWeights()
+	}
 	slices.SortStableFunc(sorted, func(a, b *pending) int { return s.queueOrder(a, b, w) })
 	return afterTargets(sorted, len(s.classes))
 }
 
 // queueOrder compares two pending pods for the queue before affinity moves
-// them (w: limitWeights): the pods the config names first, smallest first;
+// them (w: limitWeights, or existingWeights in the fillExisting plan): the pods the config names first, smallest first;
 // isolated pods (but in the plan that fills bounded NodePools, where a node
 // of its own spends the limits fastest, and in the plan that relaxes
 // preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
@@ -486,7 +486,7 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	if s.cfg.fillExisting {
 		// Existing nodes bind: the most pods fit smallest first, measured
 		// against the room they have.
-		if c := cmp.Compare(limitShare(a, s.existingWeights()), limitShare(b, s.existingWeights())); c != 0 {
+		if c := cmp.Compare(limitShare(a, w), limitShare(b, w)); c != 0 {
 			return c
 		}
 		return smallerFirst(a, b)
@@ -583,14 +583,14 @@ func (s *solver) limitWeights() binpack.Vec {
 // limitShare is the largest share of a limit one pod of pp's size spends,
 // on the fixed-point scale of limitWeights.
 // existingWeights weighs each resource by the inverse of the existing
-// nodes' free room in it before this solve's placements (made once).
+// nodes' free room in it before this solve's placements.
 func (s *solver) existingWeights() binpack.Vec {
-	if s.existingW != nil {
-		return *s.existingW
-	}
 	var free binpack.Vec
 	for _, en := range s.existing {
 		free = free.Add(en.free)
+		for _, pp := range en.placed {
+			free = free.Add(pp.cls.requests)
+		}
 	}
 	var w binpack.Vec
 	for d, x := range free {
@@ -598,7 +598,6 @@ func (s *solver) existingWeights() binpack.Vec {
 			w[d] = int64(1e18 / float64(x)) // fixed point, as limitWeights
 		}
 	}
-	s.existingW = &w
 	return w
 }
 
