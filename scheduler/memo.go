@@ -118,12 +118,16 @@ func newNodeFacts(n *corev1.Node, schema requirements.Schema) *nodeFacts {
 	f := &nodeFacts{labels: nodepool.NodeLabels(n, schema)}
 	f.reqs = schema.FromLabels(f.labels)
 	f.reqLabels = f.reqs.Labels()
-	f.values = func(key string, _ requirements.Requirements) []string {
-		if v, ok := f.labels[key]; ok {
-			return []string{v}
-		}
-		return nil
+	// Each label's value as a one-element slice, made once (topology
+	// asks every existing node for a key in every plan); the slices have
+	// no room to grow, so a caller that appends copies.
+	one := make(map[string][]string, len(f.labels))
+	vals := make([]string, 0, len(f.labels))
+	for k, v := range f.labels {
+		vals = append(vals, v)
+		one[k] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
+	f.values = func(key string, _ requirements.Requirements) []string { return one[key] }
 	return f
 }
 
