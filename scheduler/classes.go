@@ -407,6 +407,9 @@ func (s *solver) derivePreferences(c *class) {
 	if pt, ok := s.followerDomainTerm(c); ok {
 		c.prefs = append(c.prefs, pt)
 	}
+	if pt, ok := s.followerNodeTerm(c); ok {
+		c.prefs = append(c.prefs, pt)
+	}
 	s.assignSteps(c, s.preferenceCandidates(c, karp))
 	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
 		c.ignoreTaintPref = true

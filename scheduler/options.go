@@ -222,6 +222,11 @@ type config struct {
 	// added preferred node-affinity term for its followers' domains to
 	// that requirement (targetdomains.go).
 	targetDomains map[string]requirements.Requirement
+	// targetNodes maps the first pod of each target class of followers
+	// with a required pod affinity on the hostname to the node
+	// requirements of those followers, which it gets as an added
+	// preferred node-affinity term (targetdomains.go).
+	targetNodes map[string]requirements.Requirements
 	// memo is WithMemo's (nil: none).
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.

@@ -169,6 +169,7 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orOwnersHeld,
 		(*solver).orTargetsSpread,
 		(*solver).orTargetsToFollowerDomains,
+		(*solver).orTargetsToFollowerNodes,
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
 	} {

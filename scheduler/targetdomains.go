@@ -126,3 +126,125 @@ func (s *solver) followerDomainTerm(c *class) (prefTerm, bool) {
 	reqs := requirements.NewRequirements(r)
 	return prefTerm{weight: 1, reqs: reqs, desc: fmt.Sprintf("followers' domain: %s", reqs), device: true}, true
 }
+
+// Targets on a node their followers can use. A follower whose required pod
+// affinity on the hostname names a target must run on a target's node, so
+// that node must also meet the follower's own node requirements and hold
+// it beside the target (13473: the followers select the one instance type
+// with 7,600 GB of local NVMe; the targets, small pods with no rule of
+// their own, went to the cheapest claims, and no follower could join them,
+// though the plan launched a node of that type for other pods; 17093: the
+// followers ask for a GPU, the targets filled claims of types without one).
+// When the finished plan leaves such followers unplaced, Solve also plans
+// with each of their target classes preferring, as its lightest term, the
+// follower's node requirements and the instance types that hold a pod of
+// both; that plan, finished, replaces the first only when it places more
+// pods. As with the domains above, the term is the plan's own device.
+
+// orTargetsToFollowerNodes returns, in place of best, the plan of the same
+// input with the targets of best's unplaced hostname followers preferring
+// nodes those followers can use (above), when it places more pods; else
+// best.
+func (best *solver) orTargetsToFollowerNodes(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods {
+		return best, nil
+	}
+	want := best.followerNodes()
+	if len(want) == 0 {
+		return best, nil
+	}
+	c := cfg.replanOf(best)
+	c.targetNodes = want
+	return best.orFinishedReplan(pods, nodePools, catalog, c)
+}
+
+// followerNodes maps the first pod of each target class of an unplaced
+// follower with a required pod affinity on the hostname to the nodes that
+// follower can share with it (followerNodeReqs; the first follower in class
+// order wins); nil when there is none. A follower with several requirement
+// alternatives is left alone.
+func (s *solver) followerNodes() map[string]requirements.Requirements {
+	var out map[string]requirements.Requirements
+	for _, c := range s.classes {
+		if c.invalid != nil || len(c.targets) == 0 || allPlaced(c.pods) || len(c.alts) != 1 || c.sample.Spec.Affinity == nil || c.sample.Spec.Affinity.PodAffinity == nil {
+			continue
+		}
+		for _, term := range c.sample.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			if s.schema.Normalize(term.TopologyKey) != requirements.LabelHostname || term.LabelSelector == nil {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+			if err != nil {
+				continue
+			}
+			for _, t := range c.targets {
+				if t == c || t.invalid != nil || len(t.pods) == 0 || !sel.Matches(labels.Set(t.labels)) {
+					continue
+				}
+				if _, ok := out[t.pods[0].name]; ok {
+					continue
+				}
+				if reqs, ok := s.followerNodeReqs(c, t); ok {
+					if out == nil {
+						out = map[string]requirements.Requirements{}
+					}
+					out[t.pods[0].name] = reqs
+				}
+			}
+		}
+	}
+	return out
+}
+
+// followerNodeReqs is what a node must meet to hold a pod of follower c
+// beside a pod of target t: c's node requirements (hostname left out) and
+// the instance types, of NodePools both tolerate and c's requirements fit,
+// that meet them and hold the two pods' requests together. False when no
+// type does, or when the term would narrow nothing (c has no requirement
+// and every type that holds t holds both).
+func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool) {
+	reqs := c.alts[0].Without(requirements.LabelHostname)
+	matching := s.idx.Filter(reqs)
+	need := c.requests.Add(t.requests)
+	var names []string
+	narrows := reqs.Len() > 0
+	seen := map[string]bool{}
+	for _, p := range s.pools {
+		if !s.poolTolerated(t, p, len(t.steps)) {
+			continue
+		}
+		followerOK := s.poolTolerated(c, p, len(c.steps)) && p.reqs.Compatible(reqs, s.schema) == nil
+		p.types.Each(func(i int) bool {
+			if !t.requests.Fits(p.usable[i]) {
+				return true
+			}
+			if !followerOK || !matching.Has(i) || !need.Fits(p.usable[i]) {
+				narrows = true
+				return true
+			}
+			if name := s.idx.Type(i).Name; !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+			return true
+		})
+	}
+	if len(names) == 0 || !narrows {
+		return requirements.Requirements{}, false
+	}
+	slices.Sort(names)
+	return reqs.Intersect(requirements.NewRequirements(requirements.In(requirements.LabelInstanceType, names...))), true
+}
+
+// followerNodeTerm is the preferred node-affinity term config.targetNodes
+// gives class c (the lightest of its terms), if any.
+func (s *solver) followerNodeTerm(c *class) (prefTerm, bool) {
+	if len(s.cfg.targetNodes) == 0 || len(c.pods) == 0 {
+		return prefTerm{}, false
+	}
+	reqs, ok := s.cfg.targetNodes[c.pods[0].name]
+	if !ok {
+		return prefTerm{}, false
+	}
+	return prefTerm{weight: 1, reqs: reqs, desc: fmt.Sprintf("followers' nodes: %s", reqs), device: true}, true
+}
