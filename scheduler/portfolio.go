@@ -169,9 +169,9 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orOwnersHeld,
 		(*solver).orTargetsSpread,
 		(*solver).orTargetsToFollowerDomains,
-		(*solver).orTargetsToFollowerNodes,
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
+		(*solver).orTargetsToFollowerNodes,
 	} {
 		if best, err = or(best, pods, nodePools, catalog, cfg); err != nil {
 			return nil, false, err
