@@ -453,11 +453,13 @@ func (s *solver) queue() []*pending {
 }
 
 // queueOrder compares two pending pods for the queue before affinity moves
-// them (w: limitWeights, or existingWeights in the fillExisting plan): the pods the config names first, smallest first;
-// isolated pods (but in the plan that fills bounded NodePools, where a node
-// of its own spends the limits fastest, and in the plan that relaxes
-// preferences in Karpenter's order, which queues by size only); then, in the plans for bounded
-// NodePools, the smallest share of a limit first, else largest first. In
+// them (w: limitWeights, or existingWeights in the fillExisting plan): the
+// pods the config names first, smallest first; isolated pods (but in the
+// plan that fills bounded NodePools, where a node of its own spends the
+// limits fastest, in the fillExisting plan, and in the plan that relaxes
+// preferences in Karpenter's order, which queues by size only); then, in
+// the fillExisting plan and the plans for bounded NodePools, the smallest
+// share of the existing room or of a limit first, else largest first. In
 // the owners-last plan, the owners of a required spread that counts other
 // pending pods come after all others (ownerslast.go).
 func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
@@ -580,8 +582,6 @@ func (s *solver) limitWeights() binpack.Vec {
 	return out
 }
 
-// limitShare is the largest share of a limit one pod of pp's size spends,
-// on the fixed-point scale of limitWeights.
 // existingWeights weighs each resource by the inverse of the existing
 // nodes' free room in it before this solve's placements.
 func (s *solver) existingWeights() binpack.Vec {
@@ -601,6 +601,9 @@ func (s *solver) existingWeights() binpack.Vec {
 	return w
 }
 
+// limitShare is the largest share of a limit (or of the existing nodes'
+// room) one pod of pp's size spends, on the fixed-point scale of
+// limitWeights.
 func limitShare(pp *pending, w binpack.Vec) float64 {
 	share := 0.0
 	for d, x := range w {

@@ -56,35 +56,47 @@ func (best *solver) orTargetsToFollowerDomains(pods []*corev1.Pod, nodePools []n
 // itself, its own targets too; nil when there is none.
 func (s *solver) followerDomains() map[string]requirements.Requirement {
 	var out map[string]requirements.Requirement
+	s.eachUnplacedFollower(func(c *class, key string, t *class) {
+		if key == requirements.LabelHostname {
+			return
+		}
+		r, ok := sharedRequirement(c.alts, key)
+		if !ok || !r.IsFinite() {
+			return
+		}
+		if out == nil {
+			out = map[string]requirements.Requirement{}
+		}
+		addFollowerDomain(out, t, key, r)
+	})
+	return out
+}
+
+// eachUnplacedFollower calls f for each class c with unplaced pods, each
+// required pod-affinity term of c (key: its topology key, normalised) and
+// each target class with pods that the term selects, in class, term and
+// target order.
+func (s *solver) eachUnplacedFollower(f func(c *class, key string, t *class)) {
 	for _, c := range s.classes {
 		if c.invalid != nil || len(c.targets) == 0 || allPlaced(c.pods) || c.sample.Spec.Affinity == nil || c.sample.Spec.Affinity.PodAffinity == nil {
 			continue
 		}
 		for _, term := range c.sample.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			key := s.schema.Normalize(term.TopologyKey)
-			if key == requirements.LabelHostname || term.LabelSelector == nil {
-				continue
-			}
-			r, ok := sharedRequirement(c.alts, key)
-			if !ok || !r.IsFinite() {
+			if term.LabelSelector == nil {
 				continue
 			}
 			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
 			if err != nil {
 				continue
 			}
+			key := s.schema.Normalize(term.TopologyKey)
 			for _, t := range c.targets {
-				if t.invalid != nil || len(t.pods) == 0 || !sel.Matches(labels.Set(t.labels)) {
-					continue
+				if t.invalid == nil && len(t.pods) > 0 && sel.Matches(labels.Set(t.labels)) {
+					f(c, key, t)
 				}
-				if out == nil {
-					out = map[string]requirements.Requirement{}
-				}
-				addFollowerDomain(out, t, key, r)
 			}
 		}
 	}
-	return out
 }
 
 // addFollowerDomain adds r's values on key to t's entry, and to the entries
@@ -165,34 +177,20 @@ func (best *solver) orTargetsToFollowerNodes(pods []*corev1.Pod, nodePools []nod
 // alternatives is left alone.
 func (s *solver) followerNodes() map[string]requirements.Requirements {
 	var out map[string]requirements.Requirements
-	for _, c := range s.classes {
-		if c.invalid != nil || len(c.targets) == 0 || allPlaced(c.pods) || len(c.alts) != 1 || c.sample.Spec.Affinity == nil || c.sample.Spec.Affinity.PodAffinity == nil {
-			continue
+	s.eachUnplacedFollower(func(c *class, key string, t *class) {
+		if key != requirements.LabelHostname || t == c || len(c.alts) != 1 {
+			return
 		}
-		for _, term := range c.sample.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			if s.schema.Normalize(term.TopologyKey) != requirements.LabelHostname || term.LabelSelector == nil {
-				continue
-			}
-			sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
-			if err != nil {
-				continue
-			}
-			for _, t := range c.targets {
-				if t == c || t.invalid != nil || len(t.pods) == 0 || !sel.Matches(labels.Set(t.labels)) {
-					continue
-				}
-				if _, ok := out[t.pods[0].name]; ok {
-					continue
-				}
-				if reqs, ok := s.followerNodeReqs(c, t); ok {
-					if out == nil {
-						out = map[string]requirements.Requirements{}
-					}
-					out[t.pods[0].name] = reqs
-				}
-			}
+		if _, ok := out[t.pods[0].name]; ok {
+			return
 		}
-	}
+		if reqs, ok := s.followerNodeReqs(c, t); ok {
+			if out == nil {
+				out = map[string]requirements.Requirements{}
+			}
+			out[t.pods[0].name] = reqs
+		}
+	})
 	return out
 }
 
@@ -208,7 +206,6 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 	need := c.requests.Add(t.requests)
 	var names []string
 	narrows := reqs.Len() > 0
-	seen := map[string]bool{}
 	for _, p := range s.pools {
 		if !s.poolTolerated(t, p, len(t.steps)) {
 			continue
@@ -222,10 +219,7 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 				narrows = true
 				return true
 			}
-			if name := s.idx.Type(i).Name; !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
+			names = append(names, s.idx.Type(i).Name)
 			return true
 		})
 	}
@@ -233,6 +227,7 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 		return requirements.Requirements{}, false
 	}
 	slices.Sort(names)
+	names = slices.Compact(names) // a type of several NodePools
 	return reqs.Intersect(requirements.NewRequirements(requirements.In(requirements.LabelInstanceType, names...))), true
 }
 
