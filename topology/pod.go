@@ -162,6 +162,7 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		o.honorTaints, o.tolerations = true, spec.Tolerations
 	}
+	o.needKeys = t.otherSpreadKeys(spec, c)
 	term := corev1.PodAffinityTerm{LabelSelector: c.LabelSelector, TopologyKey: c.TopologyKey, Namespaces: []string{spec.Namespace}}
 	g, err := t.group(Spread, term, spec.Namespace, extra, o)
 	if err != nil {
@@ -178,6 +179,35 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 	}
 	p.Terms = append(p.Terms, tm)
 	return nil
+}
+
+// otherSpreadKeys are the topology keys, other than c's, of the pod's
+// spread constraints that are as hard as c (DoNotSchedule, or
+// ScheduleAnyway), normalised, sorted: kube-scheduler's PodTopologySpread
+// counts a node for any constraint of a set, and takes it for a domain, only
+// when the node has a label for every key of the set (a pod spread on zone
+// and on a custom key does not count the pods of a node without the custom
+// label in its zone). The hostname is left out: every node has one (a node
+// object without the label is known by its name, as everywhere here).
+func (t *Tracker) otherSpreadKeys(spec PodSpec, c corev1.TopologySpreadConstraint) []string {
+	if len(spec.Spread) < 2 {
+		return nil
+	}
+	if t.defaultSchema == nil {
+		d := requirements.DefaultSchema()
+		t.defaultSchema = &d
+	}
+	norm := func(k string) string { return t.schema.Normalize(t.defaultSchema.Normalize(k)) }
+	own := norm(c.TopologyKey)
+	hard := c.WhenUnsatisfiable != corev1.ScheduleAnyway
+	var keys []string
+	for _, o := range spec.Spread {
+		if k := norm(o.TopologyKey); k != own && k != requirements.LabelHostname && (o.WhenUnsatisfiable != corev1.ScheduleAnyway) == hard {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffinityTerm, required bool, weight int32) error {
@@ -212,11 +242,17 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		}
 	}
 	mk := eligibleKey(g.ks.key, spec, honorAffinity, honorTaints)
+	if len(g.needKeys) > 0 {
+		mk += "\x00keys=" + strings.Join(g.needKeys, ",")
+	}
 	known, replay := t.eligibleMemo[mk]
 	var mine []int32 // the existing sources' domains, when not known
 	mineSeen := map[int32]bool{}
 	for i := range t.sources {
 		if replay && t.sources[i].Existing {
+			continue
+		}
+		if !t.sourceHasKeys(i, g.needKeys) {
 			continue
 		}
 		for _, d := range t.sourceEligible(i, g.ks, spec, honorAffinity, honorTaints) {
@@ -238,6 +274,25 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		t.eligibleMemo[mk] = mine
 	}
 	return sortedDomains(g.ks, out)
+}
+
+// sourceHasKeys reports whether source i's nodes carry a label for every
+// key (claimHasKey for a NodePool).
+func (t *Tracker) sourceHasKeys(i int, keys []string) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	s := &t.sources[i]
+	for _, k := range keys {
+		if s.Existing {
+			if _, ok := t.sourceLabels(i)[k]; !ok {
+				return false
+			}
+		} else if !claimHasKey(s.Requirements, k, t.schema) {
+			return false
+		}
+	}
+	return true
 }
 
 // sourceEligible lists the domains of ks source i gives a pod with spec

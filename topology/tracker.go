@@ -313,6 +313,9 @@ type group struct {
 	filterReqs  []requirements.Requirements
 	honorTaints bool
 	tolerations []corev1.Toleration
+	// needKeys are the keys, other than its own, a node must have a label
+	// for to be counted (the owner's other spread keys: otherSpreadKeys).
+	needKeys []string
 	// eligible domains for min (spread, non-hostname), from the first owner.
 	eligible    []int32
 	eligibleSet bool
@@ -533,6 +536,7 @@ type termOpts struct {
 	filterReqs          []requirements.Requirements
 	honorTaints         bool
 	tolerations         []corev1.Toleration
+	needKeys            []string
 }
 
 // group returns the group for an affinity term or spread constraint,
@@ -568,7 +572,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 	g := &group{
 		id: id, kind: kind, ks: t.key(key), selector: sel, selDesc: selDesc, ns: ns,
 		maxSkew: o.maxSkew, minDoms: o.minDomains, filterReqs: o.filterReqs,
-		honorTaints: o.honorTaints, tolerations: o.tolerations, seq: len(t.groups),
+		honorTaints: o.honorTaints, tolerations: o.tolerations, needKeys: o.needKeys, seq: len(t.groups),
 	}
 	t.groupIdx[g.id] = g
 	t.groups = append(t.groups, g)
@@ -619,6 +623,9 @@ func groupID(kind Kind, key, selDesc string, ns nsMatcher, o termOpts) string {
 			fmt.Fprintf(&id, "|%s/%s/%s/%s", tol.Key, tol.Operator, tol.Value, tol.Effect)
 		}
 	}
+	if len(o.needKeys) > 0 {
+		id.WriteString("|keys=" + strings.Join(o.needKeys, ","))
+	}
 	return id.String()
 }
 
@@ -647,6 +654,11 @@ func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
 
 // nodePasses applies a spread group's node filter to an existing node.
 func (g *group) nodePasses(n *Node) bool {
+	for _, k := range g.needKeys {
+		if _, ok := n.Labels[k]; !ok {
+			return false
+		}
+	}
 	if len(g.filterReqs) > 0 && !slices.ContainsFunc(g.filterReqs, func(r requirements.Requirements) bool { return r.Matches(n.Labels) }) {
 		return false
 	}
@@ -663,6 +675,11 @@ func (g *group) hostPasses(h *Host, wk requirements.WellKnown) bool {
 	if h.Node != nil {
 		return g.nodePasses(h.Node)
 	}
+	for _, k := range g.needKeys {
+		if !claimHasKey(h.Requirements, k, wk) {
+			return false
+		}
+	}
 	if len(g.filterReqs) > 0 && !slices.ContainsFunc(g.filterReqs, func(r requirements.Requirements) bool { return h.Requirements.Compatible(r, wk) == nil }) {
 		return false
 	}
@@ -672,6 +689,24 @@ func (g *group) hostPasses(h *Host, wk requirements.WellKnown) bool {
 		}
 	}
 	return true
+}
+
+// claimHasKey reports whether a NodeClaim with these requirements will
+// carry a label for key: the hostname always; a well-known key unless the
+// requirements keep it absent (DoesNotExist); a custom key only when they
+// require it to be present (a NodePool's label, In, Exists).
+func claimHasKey(reqs requirements.Requirements, key string, wk requirements.WellKnown) bool {
+	if key == requirements.LabelHostname {
+		return true
+	}
+	r := reqs.Get(key)
+	if r.RequiresPresent() {
+		return true
+	}
+	if wk == nil || !wk.IsWellKnown(key) {
+		return false
+	}
+	return !(r.IsFinite() && r.Len() == 0)
 }
 
 func (g *group) describe() string {

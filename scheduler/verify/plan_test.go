@@ -100,6 +100,24 @@ func spreadInput(t *testing.T) planInput {
 		})}
 }
 
+// everyKeyInput is testdata/scenarios/bind-spread-needs-every-key on the
+// built-in catalog, its existing node labelled team=a when labelled.
+func everyKeyInput(t *testing.T, labelled bool) planInput {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/scenarios/bind-spread-needs-every-key/manifests.yaml")
+	require.NoError(t, err)
+	if labelled {
+		text := strings.Replace(string(data), "    kubernetes.io/hostname: old\n", "    kubernetes.io/hostname: old\n    team: a\n", 1)
+		require.NotEqual(t, string(data), text, "precondition: the node's labels are where the test expects them")
+		data = []byte(text)
+	}
+	input, err := manifest.Decode([]manifest.File{{Name: "manifests.yaml", Data: data}})
+	require.NoError(t, err)
+	cat, err := aws.Catalog()
+	require.NoError(t, err)
+	return planInput{pods: input.Pods, pools: input.NodePools, cat: cat, opts: input.Options()}
+}
+
 func packedInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
 		pods: testutil.Replicas(4, func(i int) *corev1.Pod { return testutil.Pod(testutil.ReplicaName("api", i)).CPU("1500m").Obj() })}
@@ -311,6 +329,18 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				setExpr(nc, requirements.LabelTopologyZone, "z1", "z2")
 			},
 			want: []scheduler.ReasonCode{scheduler.ReasonTopologyDomain},
+		},
+		{
+			// kube-scheduler counts a node for a pod's spread constraints only
+			// when it has every DoNotSchedule key: the plan was made with the
+			// old node carrying the team label; without it, its pod no longer
+			// counts in us-east-1c and two zones hold two api pods each.
+			name:  "spread counted on a node without the pod's other key",
+			input: func(t *testing.T) planInput { return everyKeyInput(t, true) },
+			corrupt: func(t *testing.T, in *planInput, _ *scheduler.Result) {
+				*in = everyKeyInput(t, false)
+			},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologySpread},
 		},
 		{
 			name: "limit exceeded",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,18 +187,21 @@ func leastLoaded(g *vspread) {
 }
 
 // spreadGroup counts, per domain of key, the pods in p's namespace that
-// sel matches on the nodes the constraint's node filter keeps, and gathers
-// the eligible domains. Groups that count alike are computed once.
+// sel matches on the nodes the constraint's node filter keeps and that
+// carry every key of p's DoNotSchedule constraints (kube-scheduler's
+// PodTopologySpread skips the others for all of them), and gathers the
+// eligible domains. Groups that count alike are computed once.
 func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstraint, key string, sel labels.Selector) *vspread {
 	honorAffinity := c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor
 	honorTaints := c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
-	sig := spreadSignature(p, key, sel, honorAffinity, honorTaints)
+	keys := v.hardSpreadKeys(p)
+	sig := spreadSignature(p, key, sel, honorAffinity, honorTaints) + "|" + strings.Join(keys, ",")
 	if g, ok := w.spread[sig]; ok {
 		return g
 	}
 	g := &vspread{counts: map[string]int{}, domains: map[string]bool{}, eligible: map[*vnode]bool{}}
 	for _, n := range w.nodes {
-		if !v.spreadEligible(p, n, key, honorAffinity, honorTaints) {
+		if !v.spreadEligible(p, n, key, honorAffinity, honorTaints) || !hasKeys(n, keys) {
 			continue
 		}
 		g.eligible[n] = true
@@ -213,6 +217,31 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 	leastLoaded(g)
 	w.spread[sig] = g
 	return g
+}
+
+// hardSpreadKeys are the topology keys of the pod's DoNotSchedule spread
+// constraints, sorted: kube-scheduler counts a node for any of them only
+// when it has every one of these labels. The hostname is left out (every
+// node has one; a node object without the label is known by its name).
+func (v *verifier) hardSpreadKeys(p *vpod) []string {
+	var keys []string
+	for _, c := range p.pod.Spec.TopologySpreadConstraints {
+		if k := v.schema.Normalize(c.TopologyKey); c.WhenUnsatisfiable == corev1.DoNotSchedule && k != requirements.LabelHostname {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// hasKeys reports whether the node has a label for every key.
+func hasKeys(n *vnode, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := n.labels[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // spreadSignature identifies what a spread group counts: the namespace,
