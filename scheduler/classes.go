@@ -31,6 +31,9 @@ type class struct {
 	labels    map[string]string
 	requests  binpack.Vec
 	invalid   *failure
+	// reserved is reservedFrom's answer for the class (0: not known yet,
+	// 1: it avoids the reserved NodePools, 2: it does not).
+	reserved int8
 	// alts are the pod's node requirements, one per (required term ×
 	// volume alternative), in the order they are tried.
 	alts []requirements.Requirements

@@ -173,6 +173,11 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// reserve names the NodePools whose limits left pods out, kept for
+	// the pods first names: a class none of whose pods it names, and that
+	// another NodePool can take, uses none of them; set only with first,
+	// for the plan Solve makes when a limit left pods out (reserve.go).
+	reserve map[string]bool
 	// fillExisting queues pods by their largest share of the existing
 	// nodes' free room, smallest first (the most pods fit); set only for
 	// the plan Solve makes when pods that only existing nodes can take were

@@ -234,7 +234,16 @@ func (s *solver) fills(p *pool) bool {
 	return s.cfg.fillBounded && p.bounded()
 }
 
+// poolTolerated reports whether the class's pods may use NodePool p at
+// the relaxation level: they tolerate its taints, and the plan does not
+// keep it for other pods (reserve.go).
 func (s *solver) poolTolerated(c *class, p *pool, level int) bool {
+	return s.tolerates(c, p, level) && !s.reservedFrom(c, p)
+}
+
+// tolerates reports whether the class's pods tolerate p's taints at the
+// relaxation level (poolTolerated without the reserve).
+func (s *solver) tolerates(c *class, p *pool, level int) bool {
 	if _, bad := requirements.UntoleratedTaint(p.tmpl.Taints, c.tolerations); bad {
 		return false
 	}

@@ -102,9 +102,15 @@ import (
 // where it applies, the finished plan with preferences dropped
 // (dropprefs.go), with never-placed owners held (heldowners.go) or with
 // targets spread for their followers (targetspread.go) instead, when it
-// places more pods.
+// places more pods; last, when a NodePool's limit left pods out, the
+// finished plan with the limited NodePools kept for them (reserve.go), when
+// it places more pods or the same pods for less.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	return orFewest(pods, nodePools, catalog, cfg, bestOfAll)
+	best, err := orFewest(pods, nodePools, catalog, cfg, bestOfAll)
+	if err != nil {
+		return nil, err
+	}
+	return best.orLimitReserved(pods, nodePools, catalog, cfg)
 }
 
 // bestOfAll is bestOf but for the plan in Karpenter's order of in-flight
