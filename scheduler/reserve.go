@@ -35,9 +35,11 @@ func (best *solver) orLimitReserved(pods []*corev1.Pod, nodePools []nodepool.Nod
 	if !best.reserveMoves(first, reserve) {
 		return best, nil
 	}
-	c := cfg.replanOf(best)
+	// Made as the caller's plans are (bestOfAll: a looser policy's plans
+	// judged against the Respect plan), every one of them with the reserve.
+	c := cfg
 	c.first, c.reserve = first, reserve
-	v, err := finishedOf(pods, nodePools, catalog, c)
+	v, err := bestOfAll(pods, nodePools, catalog, c)
 	if err != nil {
 		return nil, err
 	}
