@@ -649,15 +649,19 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 	return pins, nil
 }
 
+// priceTie is the price difference filterPins takes for a tie.
+const priceTie = 1e-9
+
 // filterPins settles, for a NodeClaim, the node filter of every spread
 // group that counts the pod (the carriers' required node affinity, under
 // nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
 // the claim becomes matches the filter, and a claim whose requirements
 // leave that open might become either. The claim is narrowed out of every
 // alternative of the filter where it can be (a pod that does not need the
-// carriers' kind of node should not be forced onto one), else into the
-// first alternative it can meet, so that it is counted, as placing the pod
-// assumes. A claim that can be neither (its types all carry a value a NotIn
+// carriers' kind of node should not be forced onto one) unless that costs
+// more than entering one (with a ranker: the types left out of the filter
+// may all be far larger than the pod), else into the first alternative it
+// can meet, so that it is counted, as placing the pod assumes. A claim that can be neither (its types all carry a value a NotIn
 // alternative excludes, and none of them meets the alternative) is pinned
 // to those values: left open it would be counted where its node is not.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
@@ -696,12 +700,21 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 			}
 			return rank(append(slices.Clip(pins), extra...), "", "")
 		}
-		if out, ok := excludeAll(cl, alts, price, false); ok {
+		out, okOut := excludeAll(cl, alts, price, false)
+		alt, okIn := t.enterable(reqs, alts, price)
+		if okOut && okIn && rank != nil {
+			// Kept out only where that costs no more than entering: a pod
+			// the spread merely counts may land in the filter as
+			// kube-scheduler lets it (counted there), and keeping it out
+			// can leave it only types many times its size.
+			okOut = price(out...) <= price(slices.Collect(alt.All())...)+priceTie
+		}
+		if okOut {
 			pins = append(pins, out...)
 			reqs = reqs.Add(out...)
 			continue
 		}
-		if alt, ok := t.enterable(reqs, alts, price); ok {
+		if okIn {
 			pins = append(pins, slices.Collect(alt.All())...)
 			reqs = reqs.Intersect(alt)
 			continue
