@@ -173,6 +173,11 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// enterFilter lets a NodeClaim for a pod a spread merely counts enter
+	// the spread's node filter where that costs less than keeping out
+	// (topology.Tracker.EnterFilterWhenCheaper); set only for a plan
+	// bestOfPolicy compares when such pods exist.
+	enterFilter bool
 	// reserve names the NodePools whose limits left pods out, kept for
 	// the pods first names: a class none of whose pods it names, and that
 	// another NodePool can take, uses none of them; set only with first,

@@ -271,6 +271,13 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 			}
 		}
 	}
+	if len(s.pending) <= alternativeMaxPods && slices.ContainsFunc(s.classes, func(c *class) bool { return c.topo != nil && c.invalid == nil && c.topo.CountedThroughFilter() }) {
+		// A pod a spread merely counts, on a type far larger than it
+		// because the smaller ones are in the spread's node filter.
+		enter := cfg
+		enter.enterFilter = true
+		more = append(more, enter)
+	}
 	if s.hasReservations && s.countsOffHostname() && len(s.pending) <= alternativeMaxPods {
 		res := cfg
 		res.reservedPins = true

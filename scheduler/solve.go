@@ -253,6 +253,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()
 	}
+	if s.cfg.enterFilter {
+		s.topo.EnterFilterWhenCheaper()
+	}
 	if s.cfg.inverseOpen {
 		s.topo.LeaveInverseOpen()
 	}

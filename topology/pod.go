@@ -658,10 +658,10 @@ const priceTie = 1e-9
 // the claim becomes matches the filter, and a claim whose requirements
 // leave that open might become either. The claim is narrowed out of every
 // alternative of the filter where it can be (a pod that does not need the
-// carriers' kind of node should not be forced onto one) unless that costs
-// more than entering one (with a ranker: the types left out of the filter
-// may all be far larger than the pod), else into the first alternative it
-// can meet, so that it is counted, as placing the pod assumes. A claim that can be neither (its types all carry a value a NotIn
+// carriers' kind of node should not be forced onto one; with
+// EnterFilterWhenCheaper, unless that costs more than entering one), else
+// into the first alternative it can meet, so that it is counted, as
+// placing the pod assumes. A claim that can be neither (its types all carry a value a NotIn
 // alternative excludes, and none of them meets the alternative) is pinned
 // to those values: left open it would be counted where its node is not.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
@@ -702,11 +702,9 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		}
 		out, okOut := excludeAll(cl, alts, price, false)
 		alt, okIn := t.enterable(reqs, alts, price)
-		if okOut && okIn && rank != nil {
-			// Kept out only where that costs no more than entering: a pod
-			// the spread merely counts may land in the filter as
-			// kube-scheduler lets it (counted there), and keeping it out
-			// can leave it only types many times its size.
+		if okOut && okIn && rank != nil && t.enterCheaper {
+			// Kept out only where that costs no more than entering (see
+			// EnterFilterWhenCheaper).
 			okOut = price(out...) <= price(slices.Collect(alt.All())...)+priceTie
 		}
 		if okOut {
@@ -1497,6 +1495,22 @@ func domainList(ks *keyState, ds []int32) string {
 		out = append(out, ks.values[d])
 	}
 	return fmt.Sprint(out)
+}
+
+// CountedThroughFilter reports whether a spread group the pod does not own
+// counts it on nodes its carriers' node affinity keeps (nodeAffinityPolicy
+// Honor): where its NodeClaim goes in or out of that filter decides
+// whether it is counted (filterPins).
+func (p *Pod) CountedThroughFilter() bool {
+	for _, g := range p.matched {
+		if g.kind != Spread || len(g.filterReqs) == 0 {
+			continue
+		}
+		if !slices.ContainsFunc(p.Terms, func(t Term) bool { return t.g == g }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Movable reports whether the pod may leave its node for another node in

@@ -126,6 +126,8 @@ type Tracker struct {
 	domains uint64
 	// balanceAhead: see BalanceAhead.
 	balanceAhead bool
+	// enterCheaper: see EnterFilterWhenCheaper.
+	enterCheaper bool
 	// poolDomains: see SoftSpreadPoolDomains.
 	poolDomains bool
 	// eligibleMemo holds, per eligibleKey, the domains the existing
@@ -143,6 +145,15 @@ type Tracker struct {
 // Karpenter does asks for it: Karpenter leaves such a NodeClaim's domain
 // open, so the carriers can join it in any domain.
 func (t *Tracker) BalanceAhead() { t.balanceAhead = true }
+
+// EnterFilterWhenCheaper makes a check keep a NodeClaim out of the node
+// filter of a spread that merely counts its pod only where that costs no
+// more than entering the filter (by the check's ranker): kube-scheduler
+// lets such a pod land anywhere, counted where it lands, and the types
+// left out of the filter may all be far larger than the pod. By default
+// the claim is kept out wherever it can be, which leaves the spread's own
+// pods their balance; a plan made with this is one to compare.
+func (t *Tracker) EnterFilterWhenCheaper() { t.enterCheaper = true }
 
 // DomainSum changes whenever a pod is counted in, or left out of, a
 // domain other than a hostname, or a key other than hostname gets a new
