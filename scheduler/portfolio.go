@@ -271,13 +271,6 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 			}
 		}
 	}
-	if len(s.pending) <= alternativeMaxPods && slices.ContainsFunc(s.classes, func(c *class) bool { return c.topo != nil && c.invalid == nil && c.topo.CountedThroughFilter() }) {
-		// A pod a spread merely counts, on a type far larger than it
-		// because the smaller ones are in the spread's node filter.
-		enter := cfg
-		enter.enterFilter = true
-		more = append(more, enter)
-	}
 	if s.hasReservations && s.countsOffHostname() && len(s.pending) <= alternativeMaxPods {
 		res := cfg
 		res.reservedPins = true
@@ -285,8 +278,20 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 	}
 
 	best, own, err := planWith(s, more, pods, nodePools, catalog)
-	if err != nil || own.placed() == len(own.pending) {
-		return best, err
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.enterFilter && len(s.pending) <= alternativeMaxPods && own.topo.EnterWasCheaper() {
+		// A pod a spread merely counts went to a type dearer than one in
+		// the spread's node filter: the plan letting such claims enter.
+		enter := cfg
+		enter.enterFilter = true
+		if best, _, err = planWith(best, []config{enter}, pods, nodePools, catalog); err != nil {
+			return nil, err
+		}
+	}
+	if own.placed() == len(own.pending) {
+		return best, nil
 	}
 	// The plans below are made when nodeplan's own plan left pods
 	// unplaced, even where Karpenter's packing placed them all: they may

@@ -702,10 +702,10 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		}
 		out, okOut := excludeAll(cl, alts, price, false)
 		alt, okIn := t.enterable(reqs, alts, price)
-		if okOut && okIn && rank != nil && t.enterCheaper {
-			// Kept out only where that costs no more than entering (see
-			// EnterFilterWhenCheaper).
-			okOut = price(out...) <= price(slices.Collect(alt.All())...)+priceTie
+		if okOut && okIn && rank != nil && price(out...) > price(slices.Collect(alt.All())...)+priceTie {
+			// Entering costs less (EnterFilterWhenCheaper).
+			t.enterSeen = true
+			okOut = !t.enterCheaper
 		}
 		if okOut {
 			pins = append(pins, out...)

@@ -126,8 +126,9 @@ type Tracker struct {
 	domains uint64
 	// balanceAhead: see BalanceAhead.
 	balanceAhead bool
-	// enterCheaper: see EnterFilterWhenCheaper.
-	enterCheaper bool
+	// enterCheaper: see EnterFilterWhenCheaper; enterSeen: see
+	// EnterWasCheaper.
+	enterCheaper, enterSeen bool
 	// poolDomains: see SoftSpreadPoolDomains.
 	poolDomains bool
 	// eligibleMemo holds, per eligibleKey, the domains the existing
@@ -154,6 +155,11 @@ func (t *Tracker) BalanceAhead() { t.balanceAhead = true }
 // the claim is kept out wherever it can be, which leaves the spread's own
 // pods their balance; a plan made with this is one to compare.
 func (t *Tracker) EnterFilterWhenCheaper() { t.enterCheaper = true }
+
+// EnterWasCheaper reports whether a check found a NodeClaim that entering
+// such a filter would have made cheaper than keeping it out (whether or not
+// EnterFilterWhenCheaper let it enter).
+func (t *Tracker) EnterWasCheaper() bool { return t.enterSeen }
 
 // DomainSum changes whenever a pod is counted in, or left out of, a
 // domain other than a hostname, or a key other than hostname gets a new
