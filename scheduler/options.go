@@ -175,8 +175,9 @@ type config struct {
 	first map[string]bool
 	// enterFilter lets a NodeClaim for a pod a spread merely counts enter
 	// the spread's node filter where that costs less than keeping out
-	// (topology.Tracker.EnterFilterWhenCheaper); set only for a plan
-	// bestOfPolicy compares when such pods exist.
+	// (topology.Tracker.EnterFilterWhenCheaper); set only for the plan
+	// bestOfPolicy makes when its first plan kept such a claim out at a
+	// higher price (topology.Tracker.EnterWasCheaper).
 	enterFilter bool
 	// reserve names the NodePools whose limits left pods out, kept for
 	// the pods first names: a class none of whose pods it names, and that

@@ -1497,22 +1497,6 @@ func domainList(ks *keyState, ds []int32) string {
 	return fmt.Sprint(out)
 }
 
-// CountedThroughFilter reports whether a spread group the pod does not own
-// counts it on nodes its carriers' node affinity keeps (nodeAffinityPolicy
-// Honor): where its NodeClaim goes in or out of that filter decides
-// whether it is counted (filterPins).
-func (p *Pod) CountedThroughFilter() bool {
-	for _, g := range p.matched {
-		if g.kind != Spread || len(g.filterReqs) == 0 {
-			continue
-		}
-		if !slices.ContainsFunc(p.Terms, func(t Term) bool { return t.g == g }) {
-			return true
-		}
-	}
-	return false
-}
-
 // Movable reports whether the pod may leave its node for another node in
 // the same domain of every key but hostname without breaking a rule of its
 // own or of others: it owns no hostname affinity, and no affinity group
