@@ -45,6 +45,11 @@ type verifier struct {
 	resUsed   map[string]int
 	resCap    map[string]int
 	out       []Violation
+	// wantSlots asks checkSpreadOrder, when the binding order leaves pods,
+	// for the exchange of alike pods that binds them all (reslot.go), in
+	// rename.
+	wantSlots bool
+	rename    map[string]string
 }
 
 // vtemplate is a NodePool's template with what topology needs of it.

@@ -70,6 +70,9 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 	}
 	slices.SortStableFunc(queue, queueOrder)
 	left := bindInOrder(queue, checks, groups)
+	if v.wantSlots && len(left) > 0 && !slices.ContainsFunc(left, func(p *vpod) bool { return failed[p.name] }) {
+		v.rename = v.reslot(w, queue, checks, groups)
+	}
 	for _, p := range left {
 		if failed[p.name] {
 			continue // the final counts already fail

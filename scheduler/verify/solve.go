@@ -35,7 +35,10 @@ const solveCheckMaxPods = 20000
 // incrementally, and a count it gets wrong (rare: 3 of 2,000 random
 // scenarios in the differential of tools/karpdiff) leaves a pod pending on
 // its planned node. When Plan finds pending pods placed where they would
-// not bind, the input is solved again without some of them, reported as
+// not bind only because of the order kube-scheduler's queue meets them,
+// and exchanging alike pods (the replicas of one workload) between their
+// places binds them all, the plan so exchanged is returned (reslot.go).
+// Otherwise the input is solved again without some of them, reported as
 // unplaced with the violation as their reason (code as Plan names it):
 // first one pod per violation message (the last in kube-scheduler's queue
 // order: a domain one pod too full names every pod in it), then every pod
@@ -64,7 +67,11 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		var verr *Error
 		if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
 			return res, nil
-		} else if !errors.As(err, &verr) || i == solveRepairs {
+		} else if !errors.As(err, &verr) {
+			return first, nil
+		} else if re, ok := reslotted(pods, nodePools, catalog, res, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
+			return re, nil
+		} else if i == solveRepairs {
 			return first, nil
 		}
 		last := map[string]Violation{} // per message, the pod last in queue order
