@@ -336,7 +336,7 @@ func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 	s.topo.Unrecord(c.topo, a.active, &srcHost)
 	best, found := s.roomFor(a, src, budget)
 	crossed := false
-	if !found && c.topo.MayChangeDomain() && len(s.pending) <= crossMaxPods {
+	if !found && s.mayChangeDomain(c) && len(s.pending) <= crossMaxPods {
 		// Another domain, when every spread the pod counts in still holds
 		// for the pods that carry it once the pod has moved.
 		free, _ := s.newAttempt(c, pp.att.alt, pp.att.level, false)

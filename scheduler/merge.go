@@ -338,7 +338,7 @@ func (s *solver) crossingReqs(src *claim) int32 {
 	id := src.pool.reqID
 	for _, pp := range src.pods {
 		c := pp.cls
-		if !c.topo.MayChangeDomain() && slices.ContainsFunc(c.topo.Keys(), func(k string) bool { return k != requirements.LabelHostname }) {
+		if !s.mayChangeDomain(c) && slices.ContainsFunc(c.topo.Keys(), func(k string) bool { return k != requirements.LabelHostname }) {
 			return -1
 		}
 		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
@@ -446,7 +446,7 @@ func (s *solver) mergeInto(src, dst *claim, budget *int) ([]*pending, bool) {
 // it was placed under.
 func (s *solver) foldCrossing(pp *pending, dst *claim, srcHost *topology.Host, budget *int) (attempt, evaluation, bool) {
 	c := pp.cls
-	if !c.topo.MayChangeDomain() {
+	if !s.mayChangeDomain(c) {
 		return attempt{}, evaluation{}, false
 	}
 	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
@@ -600,7 +600,7 @@ func (s *solver) putOn(dst *claim, offs []mergeOff, budget *int) bool {
 		o := &offs[i]
 		*budget--
 		ev, fits := s.evalClaim(o.a, dst)
-		if !fits && o.pp.cls.topo.MayChangeDomain() {
+		if !fits && s.mayChangeDomain(o.pp.cls) {
 			// Another domain, when its spreads hold once all have moved.
 			if free, ok := s.newAttempt(o.pp.cls, o.pp.att.alt, o.pp.att.level, false); ok {
 				if ev, fits = s.evalClaim(free, dst); fits {

@@ -242,6 +242,8 @@ type config struct {
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.
 	noRelaxations bool
+	// keepTiedDomains is WithSpreadDomainsKept.
+	keepTiedDomains bool
 	// shared is the existing nodes as the plans of one solve share them
 	// (nil: each plan prepares its own).
 	shared *existingShare

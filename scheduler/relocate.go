@@ -153,7 +153,7 @@ func (s *solver) relocateAttempts(cl *claim) ([]attempt, int32, bool) {
 		if !ok {
 			return nil, -1, false
 		}
-		if !c.topo.MayChangeDomain() {
+		if !s.mayChangeDomain(c) {
 			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
 				return nil, -1, false
 			}

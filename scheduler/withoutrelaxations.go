@@ -13,3 +13,30 @@ package scheduler
 func WithoutRelaxations() Option {
 	return func(c *config) { c.noRelaxations = true }
 }
+
+// WithSpreadDomainsKept makes the improvement phase keep, in the domains it
+// was placed in, every pod that DoNotSchedule spreads count on two or more
+// keys other than hostname (zone and capacity type, say): its moves
+// (drains, merges, relocations, a lone pod replanted) stay within them.
+// Without it a move may take such a pod to another domain when every
+// spread still holds at the end, and the end may then be one no binding
+// order reaches: kube-scheduler checks each pod's spreads as it binds it
+// (seven replicas at maxSkew 1 over three zones and two capacity types,
+// with zones 3, 2, 2 and spot 3, on-demand 4 at the end, but every spot
+// replica in one zone). verify.Solve solves again with it when a plan
+// fails only on that order; a plan made with it may cost more.
+func WithSpreadDomainsKept() Option {
+	return func(c *config) { c.keepTiedDomains = true }
+}
+
+// mayChangeDomain reports whether a pod of c may move to another domain
+// (topology.Pod.MayChangeDomain, and not kept by WithSpreadDomainsKept).
+func (s *solver) mayChangeDomain(c *class) bool {
+	return c.topo.MayChangeDomain() && !s.keepsDomains(c)
+}
+
+// keepsDomains reports whether WithSpreadDomainsKept keeps the pods of c in
+// their domains.
+func (s *solver) keepsDomains(c *class) bool {
+	return s.cfg.keepTiedDomains && c.topo.SpreadsTied()
+}

@@ -1540,26 +1540,25 @@ func (t *Tracker) Stranded(p *Pod, h *Host) bool {
 // MayChangeDomain reports whether the pod may move to a node in another
 // domain of a key other than hostname, its rules checked there as for any
 // placement, provided SpreadHolds after the move: topology counts it on such
-// a key, no pod-affinity group counts it on one (pods following it there
-// would lose their match), and the spreads that count it are on one such
-// key. SpreadHolds checks the final counts; kube-scheduler checks each
-// pod's spreads as it binds, and the counts of two keys (zone and capacity
-// type, maxSkew 1) tie together: a pod moved from az-3 spot to az-3
-// on-demand leaves counts (3, 2, 2 zones; 3 spot, 4 on-demand) that hold,
-// yet whose spot pods are all in az-1, so no binding order reaches them.
-// With one key, filling the least-counted domain first always does.
+// a key, and no pod-affinity group counts it on one (pods following it
+// there would lose their match).
 func (p *Pod) MayChangeDomain() bool {
 	if !slices.ContainsFunc(p.keys, func(k string) bool { return k != requirements.LabelHostname }) {
 		return false
 	}
-	return !p.SpreadsTied() && !slices.ContainsFunc(p.matched, func(g *group) bool {
+	return !slices.ContainsFunc(p.matched, func(g *group) bool {
 		return g.kind == Affinity && g.ks.key != requirements.LabelHostname
 	})
 }
 
 // SpreadsTied reports whether spread groups count the pod on two or more
-// keys other than hostname: then its domains on them stay those it was
-// placed in (see MayChangeDomain).
+// keys other than hostname. SpreadHolds checks the final counts;
+// kube-scheduler checks each pod's spreads as it binds, and the counts of
+// two keys (zone and capacity type, maxSkew 1) tie together: a pod moved
+// from az-3 spot to az-3 on-demand can leave counts (3, 2, 2 zones; 3 spot,
+// 4 on-demand) that hold, yet whose spot pods are all in az-1, so that no
+// binding order reaches them. With one key, filling the least-counted
+// domain first always does.
 func (p *Pod) SpreadsTied() bool {
 	key := ""
 	for _, g := range p.matched {

@@ -38,7 +38,11 @@ const solveCheckMaxPods = 20000
 // not bind only because of the order kube-scheduler's queue meets them,
 // and exchanging alike pods (the replicas of one workload) between their
 // places binds them all, the plan so exchanged is returned (reslot.go).
-// Otherwise the input is solved again without some of them, reported as
+// When a spread fails, the input is first solved again with
+// scheduler.WithSpreadDomainsKept (moves that kept the final counts of
+// spreads on two keys may have left an end no binding order reaches), and
+// that plan is returned when it passes. Otherwise the input is solved
+// again without some of the pods, reported as
 // unplaced with the violation as their reason (code as Plan names it):
 // first one pod per violation message (the last in kube-scheduler's queue
 // order: a domain one pod too full names every pod in it), then every pod
@@ -71,7 +75,25 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			return first, nil
 		} else if re, ok := reslotted(pods, nodePools, catalog, res, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
 			return re, nil
-		} else if i == solveRepairs {
+		} else if i == 0 && verr.Has(scheduler.ReasonTopologySpread) {
+			// Moves that kept the final counts may have left an end no
+			// binding order reaches: solve again with them kept in their
+			// domains, and for the repairs that follow.
+			opts = append(slices.Clip(opts), scheduler.WithSpreadDomainsKept())
+			if kept, err := scheduler.Solve(pods, nodePools, catalog, opts...); err == nil {
+				if Plan(pods, nodePools, catalog, kept, opts...) == nil {
+					return kept, nil
+				}
+				if re, ok := reslotted(pods, nodePools, catalog, kept, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
+					return re, nil
+				}
+				res = kept
+				if err := Plan(pods, nodePools, catalog, res, opts...); !errors.As(err, &verr) {
+					return first, nil
+				}
+			}
+		}
+		if i == solveRepairs {
 			return first, nil
 		}
 		last := map[string]Violation{} // per message, the pod last in queue order
