@@ -104,13 +104,29 @@ func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, b
 	return a, true
 }
 
-// place tries to place one pending pod, relaxing preferences as needed.
+// place tries to place one pending pod, relaxing preferences as needed;
+// the first pod of a group bound to one node opens a claim only where the
+// whole group fits, when it can (hostgroup.go).
 func (s *solver) place(pp *pending) bool {
 	c := pp.cls
 	if c.invalid != nil {
 		pp.failure = c.invalid
 		return false
 	}
+	if s.groupLeft(c) > 1 {
+		s.wholeGroup = true
+		ok := s.placeRelaxing(pp)
+		s.wholeGroup = false
+		if ok {
+			return true
+		}
+	}
+	return s.placeRelaxing(pp)
+}
+
+// placeRelaxing is place: each required term at each relaxation level.
+func (s *solver) placeRelaxing(pp *pending) bool {
+	c := pp.cls
 	if s.cfg.karpenterRelaxation && len(c.alts) > 1 {
 		return s.placeKarpenterOrder(pp)
 	}
@@ -601,6 +617,9 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	t, pos, price, fits := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil)
 	if !fits {
 		return evaluation{}, false
+	}
+	if n := s.groupLeft(c); s.wholeGroup && n > 1 && !s.holdsGroup(c, p, id, n) && s.groupFitsSomewhere(a, n) {
+		return evaluation{}, false // hostgroup.go
 	}
 	if s.fills(p) && !s.hasReservations {
 		if o, ok := s.limitSized(c, p, id); ok {

@@ -67,6 +67,7 @@ type solver struct {
 	lastOwners      map[*class]bool         // countsOthers' memo (ownerslast.go)
 	emptying        *claim                  // a claim placement skips (the last phase empties it)
 	lookAhead       bool                    // topology may choose domains again with later keys in view (placeAhead)
+	wholeGroup      bool                    // a new claim must hold the whole group of a hostname self-affine class (hostgroup.go)
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets

@@ -1593,6 +1593,21 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 	return true
 }
 
+// RequiresOn reports whether the pod has a required term of kind on key
+// (a DoNotSchedule spread, a required affinity or anti-affinity).
+func (p *Pod) RequiresOn(kind Kind, key string) bool {
+	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == kind && t.Required && t.Key == key })
+}
+
+// SelfAffineOn reports whether the pod has a required affinity term on key
+// that selects the pod itself: on hostname, every pod of its group lands on
+// the node the first one starts.
+func (p *Pod) SelfAffineOn(key string) bool {
+	return slices.ContainsFunc(p.Terms, func(t Term) bool {
+		return t.Kind == Affinity && t.Required && t.self && t.Key == key
+	})
+}
+
 // SelfAffine reports whether the pod has a required affinity term that
 // selects the pod itself (it may start a domain of its group).
 func (p *Pod) SelfAffine() bool {
