@@ -4,6 +4,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"sync/atomic"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -244,6 +245,13 @@ type config struct {
 	noRelaxations bool
 	// keepTiedDomains is WithSpreadDomainsKept.
 	keepTiedDomains bool
+	// cheapTies makes a new claim go to the NodePool, of those of the
+	// weight that first takes the pod, whose claim costs least (newOf);
+	// set only for the solve made again when a plan saw a cheaper one.
+	cheapTies bool
+	// tieSeen is raised by any plan of the solve whose new claim went to a
+	// NodePool where another of the same weight would have cost less.
+	tieSeen *atomic.Bool
 	// shared is the existing nodes as the plans of one solve share them
 	// (nil: each plan prepares its own).
 	shared *existingShare

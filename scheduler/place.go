@@ -193,14 +193,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	var nc evaluation
 	haveNew := false
 	if a.allowNew {
-		for _, p := range s.pools {
-			if !s.poolTolerated(c, p, a.level) {
-				continue
-			}
-			if nc, haveNew = s.evalNew(a, p); haveNew {
-				break
-			}
-		}
+		nc, haveNew = s.newOf(a)
 	}
 	if s.cfg.joinFewest {
 		return s.joinFewestOrNew(pp, a, nc, haveNew)
@@ -241,6 +234,43 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		return true
 	}
 	return false
+}
+
+// newOf evaluates a new claim for the attempt in the first NodePool by
+// weight that can take the pod. Weight is the user's order; between pools
+// of one weight Karpenter goes by name (descending), which says nothing of
+// the user's: a 14-cpu pod took a 96-cpu type ($1.79/h) of the pool named
+// last where another pool of the same weight had a 16-cpu one ($0.31/h).
+// Under cheapTies the pod takes, of the NodePools of that weight, the one
+// whose claim costs least (the first on a tie); otherwise the plan notes
+// (sawCheaperTie, tieSeen) when one would have cost less, and Solve then
+// also solves with cheapTies and keeps the better (orCheapTies). The plan
+// that packs like Karpenter keeps Karpenter's order.
+func (s *solver) newOf(a attempt) (nc evaluation, haveNew bool) {
+	for _, p := range s.pools {
+		if haveNew && (s.cfg.joinPlanned || p.tmpl.Weight != nc.pool.tmpl.Weight || (!s.cfg.cheapTies && s.sawCheaperTie)) {
+			break
+		}
+		if !s.poolTolerated(a.c, p, a.level) {
+			continue
+		}
+		ev, ok := s.evalNew(a, p)
+		switch {
+		case !ok:
+		case !haveNew:
+			nc, haveNew = ev, true
+		case ev.price < nc.price-priceEps:
+			if !s.cfg.cheapTies {
+				s.sawCheaperTie = true
+				if s.cfg.tieSeen != nil {
+					s.cfg.tieSeen.Store(true)
+				}
+				return nc, true
+			}
+			nc = ev
+		}
+	}
+	return nc, haveNew
 }
 
 // fills reports whether planned claims of pool p take pods before a new

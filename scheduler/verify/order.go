@@ -78,8 +78,37 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 			continue // the final counts already fail
 		}
 		v.report(with(Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}, scheduler.ReasonTopologySpread,
-			"spread: the final counts hold, but binding the placed pods in kube-scheduler's queue order (priority, creation, name) leaves the pod pending on its node"))
+			orderMessage))
 	}
+}
+
+// orderMessage is the violation of a pod the binding order leaves.
+const orderMessage = "spread: the final counts hold, but binding the placed pods in kube-scheduler's queue order (priority, creation, name) leaves the pod pending on its node"
+
+// orderFailed reports whether some violation of err is the binding order's.
+func orderFailed(err *Error) bool {
+	return slices.ContainsFunc(err.Violations, func(v Violation) bool { return v.Message == orderMessage })
+}
+
+// tiedSpreads reports whether some pending pod has DoNotSchedule spreads on
+// two keys other than hostname (scheduler.WithSpreadDomainsKept).
+func tiedSpreads(pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		key := ""
+		for _, c := range p.Spec.TopologySpreadConstraints {
+			if c.WhenUnsatisfiable != corev1.DoNotSchedule || c.TopologyKey == corev1.LabelHostname {
+				continue
+			}
+			if key != "" && key != c.TopologyKey {
+				return true
+			}
+			key = c.TopologyKey
+		}
+	}
+	return false
 }
 
 // boundCounts is the group's counts with only the pods bound before the

@@ -38,7 +38,8 @@ const solveCheckMaxPods = 20000
 // not bind only because of the order kube-scheduler's queue meets them,
 // and exchanging alike pods (the replicas of one workload) between their
 // places binds them all, the plan so exchanged is returned (reslot.go).
-// When a spread fails, the input is first solved again with
+// When the order fails and pods have spreads on two keys other than
+// hostname, the input is first solved again with
 // scheduler.WithSpreadDomainsKept (moves that kept the final counts of
 // spreads on two keys may have left an end no binding order reaches), and
 // that plan is returned when it passes. Otherwise the input is solved
@@ -73,24 +74,28 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			return res, nil
 		} else if !errors.As(err, &verr) {
 			return first, nil
+		} else if i > 0 || !orderFailed(verr) {
+			// Only the first plan's binding order is mended below.
 		} else if re, ok := reslotted(pods, nodePools, catalog, res, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
 			return re, nil
-		} else if i == 0 && verr.Has(scheduler.ReasonTopologySpread) {
+		} else if tiedSpreads(pods) {
 			// Moves that kept the final counts may have left an end no
 			// binding order reaches: solve again with them kept in their
 			// domains, and for the repairs that follow.
 			opts = append(slices.Clip(opts), scheduler.WithSpreadDomainsKept())
 			if kept, err := scheduler.Solve(pods, nodePools, catalog, opts...); err == nil {
-				if Plan(pods, nodePools, catalog, kept, opts...) == nil {
+				err := Plan(pods, nodePools, catalog, kept, opts...)
+				if err == nil {
 					return kept, nil
-				}
-				if re, ok := reslotted(pods, nodePools, catalog, kept, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
-					return re, nil
-				}
-				res = kept
-				if err := Plan(pods, nodePools, catalog, res, opts...); !errors.As(err, &verr) {
+				} else if !errors.As(err, &verr) {
 					return first, nil
 				}
+				if orderFailed(verr) {
+					if re, ok := reslotted(pods, nodePools, catalog, kept, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
+						return re, nil
+					}
+				}
+				res = kept
 			}
 		}
 		if i == solveRepairs {
