@@ -51,6 +51,14 @@ func (s *solver) holdsGroup(c *class, p *pool, id int32, n int) bool {
 	return ok
 }
 
+// groupHeld reports whether a new claim of pool p with requirements id may
+// take the attempt's pod: it holds the whole group, or no NodePool the pod
+// may use could.
+func (s *solver) groupHeld(a attempt, p *pool, id int32) bool {
+	n := s.groupLeft(a.c)
+	return n < 2 || s.holdsGroup(a.c, p, id, n) || !s.groupFitsSomewhere(a, n)
+}
+
 // groupFitsSomewhere reports whether some NodePool the attempt may use
 // could hold n pods of its class on one new claim.
 func (s *solver) groupFitsSomewhere(a attempt, n int) bool {

@@ -242,13 +242,14 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 // the user's: a 14-cpu pod took a 96-cpu type ($1.79/h) of the pool named
 // last where another pool of the same weight had a 16-cpu one ($0.31/h).
 // Under cheapTies the pod takes, of the NodePools of that weight, the one
-// whose claim costs least (the first on a tie); otherwise the plan notes
-// (sawCheaperTie, tieSeen) when one would have cost less, and Solve then
-// also solves with cheapTies and keeps the better (orCheapTies). The plan
-// that packs like Karpenter keeps Karpenter's order.
+// whose claim costs least (the first on a tie); otherwise the first plan
+// of the solve to find one that would have cost less raises tieSeen (the
+// others stop looking), and Solve then also solves with cheapTies and keeps
+// the better (orCheapTies). The plan that packs like Karpenter keeps
+// Karpenter's order.
 func (s *solver) newOf(a attempt) (nc evaluation, haveNew bool) {
 	for _, p := range s.pools {
-		if haveNew && (s.cfg.joinPlanned || p.tmpl.Weight != nc.pool.tmpl.Weight || (!s.cfg.cheapTies && s.sawCheaperTie)) {
+		if haveNew && (s.cfg.joinPlanned || p.tmpl.Weight != nc.pool.tmpl.Weight || (!s.cfg.cheapTies && s.cfg.sawTie())) {
 			break
 		}
 		if !s.poolTolerated(a.c, p, a.level) {
@@ -261,10 +262,7 @@ func (s *solver) newOf(a attempt) (nc evaluation, haveNew bool) {
 			nc, haveNew = ev, true
 		case ev.price < nc.price-priceEps:
 			if !s.cfg.cheapTies {
-				s.sawCheaperTie = true
-				if s.cfg.tieSeen != nil {
-					s.cfg.tieSeen.Store(true)
-				}
+				s.cfg.noteTie()
 				return nc, true
 			}
 			nc = ev
@@ -648,7 +646,7 @@ func (s *solver) evalNew(a attempt, p *pool) (evaluation, bool) {
 	if !fits {
 		return evaluation{}, false
 	}
-	if n := s.groupLeft(c); s.wholeGroup && n > 1 && !s.holdsGroup(c, p, id, n) && s.groupFitsSomewhere(a, n) {
+	if s.wholeGroup && !s.groupHeld(a, p, id) {
 		return evaluation{}, false // hostgroup.go
 	}
 	if s.fills(p) && !s.hasReservations {

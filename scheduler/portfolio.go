@@ -120,6 +120,17 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	return best.orCheapTies(pods, nodePools, catalog, cfg)
 }
 
+// sawTie reports whether a plan of the solve raised tieSeen (newOf); a
+// config made outside bestOf has no flag and never does.
+func (c *config) sawTie() bool { return c.tieSeen != nil && c.tieSeen.Load() }
+
+// noteTie raises tieSeen, when the solve has one.
+func (c *config) noteTie() {
+	if c.tieSeen != nil {
+		c.tieSeen.Store(true)
+	}
+}
+
 // orCheapTies is best, or the whole solve made again with new claims going
 // to the cheapest of the NodePools of one weight (cheapTies, newOf) when a
 // plan of the solve saw one cheaper than the pool Karpenter's order
@@ -130,7 +141,7 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 // placed, and its own fallbacks then kept Karpenter's packing at 2.8 times
 // the price).
 func (best *solver) orCheapTies(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if cfg.cheapTies || !cfg.tieSeen.Load() || len(best.pending) > fallbackMaxPods {
+	if cfg.cheapTies || !cfg.sawTie() || len(best.pending) > fallbackMaxPods {
 		return best, nil
 	}
 	ties := cfg

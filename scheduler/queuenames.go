@@ -39,9 +39,18 @@ func (s *solver) inQueueOrder(res *Result) {
 			}
 		}
 	}
-	if len(rename) == 0 {
-		return
+	if len(rename) > 0 {
+		*res = res.WithPodsRenamed(rename)
 	}
+}
+
+// WithPodsRenamed returns the plan with every pod name in it (NodeClaims,
+// existing nodes, pod errors, relaxations) mapped through rename, each
+// list sorted again; names rename does not hold stay. The plan it is
+// called on is not changed. Renaming pods alike in spec and labels (the
+// replicas of one workload) changes no count, only which of them the
+// queue meets first.
+func (res Result) WithPodsRenamed(rename map[string]string) Result {
 	to := func(n string) string {
 		if m, ok := rename[n]; ok {
 			return m
@@ -56,20 +65,23 @@ func (s *solver) inQueueOrder(res *Result) {
 		slices.Sort(out)
 		return out
 	}
-	ncs := slices.Clone(res.NodeClaims)
-	for i := range ncs {
-		ncs[i].Pods = renamed(ncs[i].Pods)
+	res.NodeClaims = slices.Clone(res.NodeClaims)
+	for i := range res.NodeClaims {
+		res.NodeClaims[i].Pods = renamed(res.NodeClaims[i].Pods)
 	}
-	res.NodeClaims = ncs
-	ens := slices.Clone(res.ExistingNodes)
-	for i := range ens {
-		ens[i].Pods = renamed(ens[i].Pods)
+	res.ExistingNodes = slices.Clone(res.ExistingNodes)
+	for i := range res.ExistingNodes {
+		res.ExistingNodes[i].Pods = renamed(res.ExistingNodes[i].Pods)
 	}
-	res.ExistingNodes = ens
+	res.PodErrors = slices.Clone(res.PodErrors)
 	for i := range res.PodErrors {
 		res.PodErrors[i].Pod = to(res.PodErrors[i].Pod)
 	}
+	slices.SortFunc(res.PodErrors, func(a, b PodError) int { return cmp.Compare(a.Pod, b.Pod) })
+	res.Relaxations = slices.Clone(res.Relaxations)
 	for i := range res.Relaxations {
 		res.Relaxations[i].Pod = to(res.Relaxations[i].Pod)
 	}
+	slices.SortFunc(res.Relaxations, func(a, b Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
+	return res
 }

@@ -12,7 +12,8 @@ import (
 // and the only offering left in its zone is a large spot type. The other
 // moves only fill rooms that exist; replanting takes the pod off and places
 // it afresh (a planned claim with room, or a new claim in any domain its
-// rules allow, but its own under WithSpreadDomainsKept), and keeps the result when it costs less than the claim.
+// rules allow, but its own under WithSpreadDomainsKept), and keeps the
+// result when it costs less than the claim.
 
 // replant places the only pod of cl afresh when that costs less than cl.
 func (s *solver) replant(cl *claim, budget *int) {

@@ -68,7 +68,6 @@ type solver struct {
 	emptying        *claim                  // a claim placement skips (the last phase empties it)
 	lookAhead       bool                    // topology may choose domains again with later keys in view (placeAhead)
 	wholeGroup      bool                    // a new claim must hold the whole group of a hostname self-affine class (hostgroup.go)
-	sawCheaperTie   bool                    // a NodePool of the weight a new claim went to would have cost less (newOf)
 	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
 	mark            uint64                  // the mark of the current search (claim.mark)
 	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"cmp"
 	"encoding/json"
 	"slices"
 
@@ -42,39 +41,7 @@ func reslotted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instan
 	if len(v.rename) == 0 {
 		return res, false
 	}
-	return renamed(res, v.rename), true
-}
-
-// renamed is res with every placed pod's name mapped through rename.
-func renamed(res scheduler.Result, rename map[string]string) scheduler.Result {
-	to := func(n string) string {
-		if m, ok := rename[n]; ok {
-			return m
-		}
-		return n
-	}
-	list := func(names []string) []string {
-		out := make([]string, len(names))
-		for i, n := range names {
-			out[i] = to(n)
-		}
-		slices.Sort(out)
-		return out
-	}
-	res.NodeClaims = slices.Clone(res.NodeClaims)
-	for i := range res.NodeClaims {
-		res.NodeClaims[i].Pods = list(res.NodeClaims[i].Pods)
-	}
-	res.ExistingNodes = slices.Clone(res.ExistingNodes)
-	for i := range res.ExistingNodes {
-		res.ExistingNodes[i].Pods = list(res.ExistingNodes[i].Pods)
-	}
-	res.Relaxations = slices.Clone(res.Relaxations)
-	for i := range res.Relaxations {
-		res.Relaxations[i].Pod = to(res.Relaxations[i].Pod)
-	}
-	slices.SortFunc(res.Relaxations, func(a, b scheduler.Relaxation) int { return cmp.Compare(a.Pod, b.Pod) })
-	return res
+	return res.WithPodsRenamed(v.rename), true
 }
 
 // alikeKey identifies what kube-scheduler reads of a pod; "" for a pod

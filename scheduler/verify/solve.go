@@ -70,35 +70,31 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	excluded := map[string]Violation{}
 	for i := range solveRepairs + 1 {
 		var verr *Error
-		if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
-			return res, nil
-		} else if !errors.As(err, &verr) {
-			return first, nil
-		} else if i > 0 || !orderFailed(verr) {
-			// Only the first plan's binding order is mended below.
-		} else if re, ok := reslotted(pods, nodePools, catalog, res, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
-			return re, nil
-		} else if tiedSpreads(pods) {
-			// Moves that kept the final counts may have left an end no
-			// binding order reaches: solve again with them kept in their
-			// domains, and for the repairs that follow.
-			opts = append(slices.Clip(opts), scheduler.WithSpreadDomainsKept())
-			if kept, err := scheduler.Solve(pods, nodePools, catalog, opts...); err == nil {
-				err := Plan(pods, nodePools, catalog, kept, opts...)
-				if err == nil {
-					return kept, nil
-				} else if !errors.As(err, &verr) {
-					return first, nil
-				}
-				if orderFailed(verr) {
-					if re, ok := reslotted(pods, nodePools, catalog, kept, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
-						return re, nil
+		if i == 0 {
+			var ok bool
+			if res, verr, ok = mended(pods, nodePools, catalog, res, opts); ok {
+				return res, nil
+			}
+			if verr != nil && orderFailed(verr) && tiedSpreads(pods) {
+				// Moves that kept the final counts may have left an end no
+				// binding order reaches: solve again with them kept in their
+				// domains, and for the repairs that follow.
+				opts = append(slices.Clip(opts), scheduler.WithSpreadDomainsKept())
+				if kept, err := scheduler.Solve(pods, nodePools, catalog, opts...); err == nil {
+					kept, kerr, ok := mended(pods, nodePools, catalog, kept, opts)
+					if ok {
+						return kept, nil
+					} else if kerr != nil {
+						res, verr = kept, kerr
 					}
 				}
-				res = kept
 			}
+		} else if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
+			return res, nil
+		} else {
+			errors.As(err, &verr)
 		}
-		if i == solveRepairs {
+		if verr == nil || i == solveRepairs {
 			return first, nil
 		}
 		last := map[string]Violation{} // per message, the pod last in queue order
@@ -133,6 +129,27 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		res = withExcluded(next, excluded)
 	}
 	return first, nil
+}
+
+// mended returns res when it passes Plan, or res with alike pods exchanged
+// when only the binding order fails it and the exchange passes (reslot.go),
+// and true; else res and Plan's violations (nil for another error) and
+// false.
+func mended(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) (scheduler.Result, *Error, bool) {
+	err := Plan(pods, nodePools, catalog, res, opts...)
+	if err == nil {
+		return res, nil, true
+	}
+	var verr *Error
+	if !errors.As(err, &verr) {
+		return res, nil, false
+	}
+	if orderFailed(verr) {
+		if re, ok := reslotted(pods, nodePools, catalog, res, opts); ok && Plan(pods, nodePools, catalog, re, opts...) == nil {
+			return re, nil, true
+		}
+	}
+	return res, verr, false
 }
 
 // withExcluded adds the pods Solve left out to res as pod errors, sorted
