@@ -246,6 +246,8 @@ type config struct {
 	noRelaxations bool
 	// keepTiedDomains is WithSpreadDomainsKept.
 	keepTiedDomains bool
+	// nameOrderTies is WithNameOrderOnTies.
+	nameOrderTies bool
 	// cheapTies makes a new claim go to the NodePool, of those of the
 	// weight that first takes the pod, whose claim costs least (newOf);
 	// set only for the solve made again when a plan saw a cheaper one.

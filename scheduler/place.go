@@ -249,7 +249,7 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 // Karpenter's order.
 func (s *solver) newOf(a attempt) (nc evaluation, haveNew bool) {
 	for _, p := range s.pools {
-		if haveNew && (s.cfg.joinPlanned || p.tmpl.Weight != nc.pool.tmpl.Weight || (!s.cfg.cheapTies && s.cfg.sawTie())) {
+		if haveNew && (s.cfg.joinPlanned || s.cfg.nameOrderTies || p.tmpl.Weight != nc.pool.tmpl.Weight || (!s.cfg.cheapTies && s.cfg.sawTie())) {
 			break
 		}
 		if !s.poolTolerated(a.c, p, a.level) {

@@ -141,7 +141,7 @@ func (c *config) noteTie() {
 // placed, and its own fallbacks then kept Karpenter's packing at 2.8 times
 // the price).
 func (best *solver) orCheapTies(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-	if cfg.cheapTies || !cfg.sawTie() || len(best.pending) > fallbackMaxPods {
+	if cfg.cheapTies || cfg.nameOrderTies || !cfg.sawTie() || len(best.pending) > fallbackMaxPods {
 		return best, nil
 	}
 	ties := cfg

@@ -29,6 +29,18 @@ func WithSpreadDomainsKept() Option {
 	return func(c *config) { c.keepTiedDomains = true }
 }
 
+// WithNameOrderOnTies makes a new NodeClaim go, of the NodePools of the
+// weight that first takes a pod, to the first in Karpenter's order (by
+// name, descending), as Karpenter does, even where another of that weight
+// would cost less. Without it Solve also plans with new claims going to the
+// cheapest of them and keeps that plan when it places more pods or the same
+// for less. verify.Solve solves with it when a plan fails only on binding
+// order (the cheaper pools may have given spreads an end no binding order
+// reaches).
+func WithNameOrderOnTies() Option {
+	return func(c *config) { c.nameOrderTies = true }
+}
+
 // mayChangeDomain reports whether a pod of c may move to another domain
 // (topology.Pod.MayChangeDomain, and not kept by WithSpreadDomainsKept).
 func (s *solver) mayChangeDomain(c *class) bool {

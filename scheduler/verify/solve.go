@@ -38,11 +38,15 @@ const solveCheckMaxPods = 20000
 // not bind only because of the order kube-scheduler's queue meets them,
 // and exchanging alike pods (the replicas of one workload) between their
 // places binds them all, the plan so exchanged is returned (reslot.go).
-// When the order fails and pods have spreads on two keys other than
-// hostname, the input is first solved again with
-// scheduler.WithSpreadDomainsKept (moves that kept the final counts of
-// spreads on two keys may have left an end no binding order reaches), and
-// that plan is returned when it passes. Otherwise the input is solved
+// When the order still fails, the input is first solved again in the ways
+// that may reach an end the order binds (orderRepaired): with
+// scheduler.WithSpreadDomainsKept when pods have spreads on two keys other
+// than hostname (moves that kept the final counts of such spreads may have
+// left an end no binding order reaches), with
+// scheduler.WithNameOrderOnTies when two NodePools share a weight (a
+// cheaper pool of the weight may have done so), and with both; the plan
+// that passes placing the most pods, then the cheapest, is returned.
+// Otherwise the input is solved
 // again without some of the pods, reported as
 // unplaced with the violation as their reason (code as Plan names it):
 // first one pod per violation message (the last in kube-scheduler's queue
@@ -75,18 +79,12 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			if res, verr, ok = mended(pods, nodePools, catalog, res, opts); ok {
 				return res, nil
 			}
-			if verr != nil && orderFailed(verr) && tiedSpreads(pods) {
-				// Moves that kept the final counts may have left an end no
-				// binding order reaches: solve again with them kept in their
-				// domains, and for the repairs that follow.
-				opts = append(slices.Clip(opts), scheduler.WithSpreadDomainsKept())
-				if kept, err := scheduler.Solve(pods, nodePools, catalog, opts...); err == nil {
-					kept, kerr, ok := mended(pods, nodePools, catalog, kept, opts)
-					if ok {
-						return kept, nil
-					} else if kerr != nil {
-						res, verr = kept, kerr
-					}
+			if verr != nil && orderFailed(verr) {
+				alt, aerr, aopts, ok := orderRepaired(pods, nodePools, catalog, opts)
+				if ok {
+					return alt, nil
+				} else if aerr != nil {
+					res, verr, opts = alt, aerr, aopts
 				}
 			}
 		} else if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
@@ -150,6 +148,74 @@ func mended(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 		}
 	}
 	return res, verr, false
+}
+
+// orderRepaired solves the input again for a first plan that failed only on
+// binding order, in the ways that may reach an end the order binds: with
+// the domains of pods that spreads count on two keys kept
+// (scheduler.WithSpreadDomainsKept), when some pods have such spreads; with
+// Karpenter's order between NodePools of one weight
+// (scheduler.WithNameOrderOnTies), when two NodePools share a weight; and
+// with both. Of the plans that pass (mended), the one placing the most pods,
+// then the cheapest, first in that order on a tie, is returned with true.
+// When none passes, the first that Plan judged is returned with its
+// violations and its options, for the repairs that follow; else res is
+// the zero Result and the error nil.
+func orderRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []scheduler.Option) (scheduler.Result, *Error, []scheduler.Option, bool) {
+	var variants [][]scheduler.Option
+	tied, shared := tiedSpreads(pods), sharedWeight(nodePools)
+	if tied {
+		variants = append(variants, []scheduler.Option{scheduler.WithSpreadDomainsKept()})
+	}
+	if shared {
+		variants = append(variants, []scheduler.Option{scheduler.WithNameOrderOnTies()})
+	}
+	if tied && shared {
+		variants = append(variants, []scheduler.Option{scheduler.WithSpreadDomainsKept(), scheduler.WithNameOrderOnTies()})
+	}
+	var (
+		best, failed       scheduler.Result
+		ferr               *Error
+		fopts              []scheduler.Option
+		found, failedFound bool
+	)
+	for _, v := range variants {
+		vopts := append(slices.Clip(opts), v...)
+		res, err := scheduler.Solve(pods, nodePools, catalog, vopts...)
+		if err != nil {
+			continue
+		}
+		res, verr, ok := mended(pods, nodePools, catalog, res, vopts)
+		switch {
+		case ok:
+			if !found || res.Summary.Scheduled > best.Summary.Scheduled ||
+				(res.Summary.Scheduled == best.Summary.Scheduled && res.Summary.PricePerHour < best.Summary.PricePerHour-1e-9) {
+				best, found = res, true
+			}
+		case verr != nil && !failedFound:
+			failed, ferr, fopts, failedFound = res, verr, vopts, true
+		}
+	}
+	if found {
+		return best, nil, nil, true
+	}
+	return failed, ferr, fopts, false
+}
+
+// sharedWeight reports whether two NodePools have the same weight.
+func sharedWeight(nodePools []nodepool.NodePool) bool {
+	seen := map[int32]bool{}
+	for _, np := range nodePools {
+		w := int32(0)
+		if np.Spec.Weight != nil {
+			w = *np.Spec.Weight
+		}
+		if seen[w] {
+			return true
+		}
+		seen[w] = true
+	}
+	return false
 }
 
 // withExcluded adds the pods Solve left out to res as pod errors, sorted
