@@ -20,16 +20,23 @@ import (
 // falls short of the minValues), the rules still cost the others their
 // place, for nothing.
 //
+// The same rules also cost the pods the plan places: a required spread of
+// four replicas asking for a GPU type of 128 cpus that the catalog lacks
+// counted thirty smaller pods, whose claims were all settled into the
+// spread's node filter, 128-cpu types ($6.81/h where Karpenter, which pins
+// no claim for a pod it never placed, pays $0.84 for the same pods).
+//
 // So when the plan leaves every pod of a class that carries topology rules
-// unplaced, and pods of other classes too, Solve also plans the same input
-// with those classes held: never placed (each pod keeps the reason the
-// plan gave it) and their rules not registered. That plan is kept only
-// when it places more pods; it is as valid as any, since no pod whose rules
-// it left out is placed.
+// unplaced, and pods of other classes too, or a spread of such a class
+// counts pods the plan places, Solve also plans the same input with those
+// classes held: never placed (each pod keeps the reason the plan gave it)
+// and their rules not registered. That plan is kept when it places more
+// pods, or the same pods for less; it is as valid as any, since no pod
+// whose rules it left out is placed.
 
 // orOwnersHeld returns, in place of best, the plan of the same input with
 // the classes best left wholly unplaced held (above), when it places more
-// pods; else best.
+// pods, or the same pods for less; else best.
 func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if len(best.pending) > fallbackMaxPods {
 		return best, nil
@@ -40,12 +47,20 @@ func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePo
 	}
 	c := cfg
 	c.held = held
-	return best.orFinishedReplan(pods, nodePools, catalog, c)
+	v, err := finishedOf(pods, nodePools, catalog, c)
+	if err != nil {
+		return nil, err
+	}
+	if n, bn := v.finalPlaced(), best.finalPlaced(); n > bn || (n == bn && samePlaced(best, v) && v.planPrice() < best.planPrice()-priceEps) {
+		return v, nil
+	}
+	return best, nil
 }
 
 // unplacedOwners maps the pods of every valid class that carries topology
 // terms and of which the plan placed no pod to the reason each got, when
-// the plan also leaves pods of another class unplaced; else nil.
+// the plan also leaves pods of another class unplaced, or a spread of one
+// of those classes counts pods the plan placed; else nil.
 func (s *solver) unplacedOwners() map[string]*failure {
 	var owners []*class
 	othersLeft := false
@@ -58,7 +73,7 @@ func (s *solver) unplacedOwners() map[string]*failure {
 			othersLeft = true
 		}
 	}
-	if len(owners) == 0 || !othersLeft {
+	if len(owners) == 0 || (!othersLeft && !s.countsPlaced(owners)) {
 		return nil
 	}
 	out := map[string]*failure{}
@@ -72,6 +87,19 @@ func (s *solver) unplacedOwners() map[string]*failure {
 		}
 	}
 	return out
+}
+
+// countsPlaced reports whether a spread of one of the classes owners
+// counts a pod the plan placed.
+func (s *solver) countsPlaced(owners []*class) bool {
+	for _, o := range anySpreadOwners(owners) {
+		for _, x := range s.classes {
+			if x != o.c && x.invalid == nil && o.counts(x) && slices.ContainsFunc(x.pods, placedOn) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // allPlaced reports whether every pod of pps is placed.

@@ -265,8 +265,10 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	for i, c := range s.classes {
 		spec := c.topoSpec
 		left, out := s.cfg.leftOut[podName(c.sample)]
-		if out {
-			spec = withoutTopologyTerms(spec) // leftout.go
+		if out || c.invalid != nil {
+			// Never placed, so its rules bind nothing (leftout.go); its
+			// labels still count for the others'.
+			spec = withoutTopologyTerms(spec)
 		}
 		tp, err := s.topo.Register(spec)
 		if err != nil {
