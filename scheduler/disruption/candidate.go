@@ -169,6 +169,10 @@ func (m *model) consolidationRules(c *candidate) *why {
 		return keep(KeepStatic, Details{NodePool: p.name})
 	case p.consolidateAfter == nil:
 		return keep(KeepDisabled, Details{NodePool: p.name})
+	case c.n.claimUninitialized:
+		// Karpenter sets Consolidatable only on an initialized NodeClaim
+		// (D-250), whatever the Node's label says.
+		return keep(KeepNotInitialized, Details{Label: "its NodeClaim's Initialized condition is not True"})
 	}
 	if until := c.n.lastEvent.Add(*p.consolidateAfter); m.now.Before(until) {
 		return keep(KeepConsolidateAfter, Details{Until: &until, TimeLeft: left(m.now, until)})

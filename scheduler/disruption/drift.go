@@ -36,14 +36,16 @@ type driftState struct {
 //     from the NodePool's (both annotated, same hash version); without
 //     hashes, a template label the node lacks or has with another value, a
 //     template taint the node lacks, or (for a NodeClaim of the input)
-//     taints, startup taints, expireAfter, terminationGracePeriod or
-//     nodeClassRef that differ from the template's;
+//     template annotations it lacks, or taints, startup taints,
+//     expireAfter, terminationGracePeriod or nodeClassRef that differ from
+//     the template's;
 //   - RequirementsDrifted: the node's labels no longer satisfy the NodePool's
 //     requirements (a narrowed, changed or added requirement drifts, a
 //     widened one does not);
-//   - InstanceTypeNotFound: after an hour of age, the catalog has no
-//     offering of the node's type in its zone and capacity type (a reserved
-//     node accepts an on-demand offering).
+//   - InstanceTypeNotFound: past an hour of age, the node has no
+//     instance-type label, or the catalog has no offering of its type in
+//     its zone and capacity type (a reserved node accepts an on-demand
+//     offering).
 //
 // Since is the condition's transition time when the input has one, else now.
 func (m *model) detectDrift(nd *node) *driftState {
@@ -101,6 +103,11 @@ func (m *model) templateDrift(nd *node) string {
 // claimSpecDrifted compares the fields of a NodeClaim of the input that
 // Karpenter hashes with its NodePool's template.
 func claimSpecDrifted(nc *NodeClaim, p *poolState) bool {
+	for k, v := range p.np.Spec.Template.ObjectMeta.Annotations {
+		if got, ok := nc.Annotations[k]; !ok || got != v {
+			return true // Karpenter copies the template's annotations onto its NodeClaims
+		}
+	}
 	ts := p.np.Spec.Template.Spec
 	if !sameTaints(nc.Spec.Taints, ts.Taints) || !sameTaints(nc.Spec.StartupTaints, ts.StartupTaints) {
 		return true
@@ -158,8 +165,11 @@ func (m *model) requirementsDrift(nd *node) string {
 }
 
 func (m *model) instanceTypeDrift(nd *node) string {
-	if nd.it == nil || m.now.Sub(nd.created) < instanceTypeMinAge {
-		return ""
+	if m.now.Sub(nd.created) <= instanceTypeMinAge {
+		return "" // Karpenter looks only once the node is more than an hour old
+	}
+	if nd.it == nil {
+		return DriftInstanceType // no instance-type label (an unknown type is an input error)
 	}
 	cts := []string{nd.ct}
 	if nd.ct == "reserved" {

@@ -38,10 +38,14 @@ func (m *model) explain(whys map[*node]*why, next *proposal) ([]NodeState, error
 }
 
 // whyKept finds the rule that keeps a node the last round did not look at
-// (or looked at without a verdict): the generic rules, consolidation's
+// (or looked at without a verdict): the Drifted budget of a drifted node
+// Drift or StaticDrift would take but for it, the generic rules, consolidation's
 // filters, the budget of an empty node, and last a single-node
 // consolidation of the node alone.
 func (m *model) whyKept(n *node) (*why, error) {
+	if w := m.driftBudgetHeld(n); w != nil {
+		return w, nil
+	}
 	c, w := m.newCandidate(n, graceful)
 	if w != nil {
 		return w, nil
@@ -87,3 +91,21 @@ func (m *model) state(n *node, w *why) NodeState {
 }
 
 func isZero(d Details) bool { return reflect.ValueOf(d).IsZero() }
+
+// driftBudgetHeld is the Drifted budget's reason when n is drifted, may be
+// disrupted (the eventual class's rules), and its pool has no budget left
+// for Drifted: Drift (or StaticDrift) passed it over for that (D-022);
+// else nil.
+func (m *model) driftBudgetHeld(n *node) *why {
+	if n.drift == nil || n.pool == nil {
+		return nil
+	}
+	b := m.budgets(ReasonDrifted)
+	if b.left[n.poolName] != 0 {
+		return nil
+	}
+	if _, w := m.newCandidate(n, eventual); w != nil {
+		return nil
+	}
+	return b.why[n.poolName]
+}

@@ -99,8 +99,11 @@ type node struct {
 	claim *NodeClaim // nil: unmanaged (no NodeClaim, no NodePool label)
 	// claimMade: the NodeClaim was made from the node's labels.
 	claimMade bool
-	poolName  string
-	pool      *poolState // nil when the label is missing or names no pool
+	// claimUninitialized: the input NodeClaim's Initialized condition is
+	// there and not True (D-250: never Consolidatable then).
+	claimUninitialized bool
+	poolName           string
+	pool               *poolState // nil when the label is missing or names no pool
 
 	it          *instancetypes.InstanceType
 	zone, ct    string
@@ -268,6 +271,9 @@ func (m *model) describe(nd *node) error {
 	if nd.managed {
 		nd.terminated = nd.claim.isTrue(ConditionInstanceTerminating)
 		nd.deleting = nd.claim.DeletionTimestamp != nil || nd.terminated || n.DeletionTimestamp != nil
+		if c := nd.claim.condition(ConditionInitialized); !nd.claimMade && c != nil && c.Status != metav1.ConditionTrue {
+			nd.claimUninitialized = true
+		}
 		if !nd.claim.CreationTimestamp.IsZero() {
 			nd.created = nd.claim.CreationTimestamp.Time
 		}

@@ -9,14 +9,22 @@ import (
 // staticDrift is B.6's StaticDrift for static NodePools (spec.replicas):
 // the first drifted node of a pool (pools by name) that has budget for
 // Drifted, is not over-scaled (more nodes than replicas) and has room under
-// its nodes limit, replaced by a bare NodeClaim of the pool's template. Its
+// its nodes limit for the replacement (its nodes, those being deleted
+// included, and the replacement at most the limit), replaced by a bare NodeClaim of the pool's template. Its
 // pods go where the kube-scheduler would put them: on existing nodes,
 // the replacement included (see commit), else pending.
 func (m *model) staticDrift() (*proposal, error) {
 	budgets := m.budgets(ReasonDrifted)
-	count := map[string]int{}
+	// count is a pool's nodes that stay (over-scaled: more than its
+	// replicas); held, every node it has, those being deleted too, which
+	// Karpenter counts against limits.nodes until they are gone.
+	count, held := map[string]int{}, map[string]int{}
 	for _, n := range m.nodes {
-		if n.managed && !n.deleting {
+		if !n.managed {
+			continue
+		}
+		held[n.poolName]++
+		if !n.deleting {
 			count[n.poolName]++
 		}
 	}
@@ -25,8 +33,8 @@ func (m *model) staticDrift() (*proposal, error) {
 		if budgets.left[p.name] == 0 || int64(count[p.name]) > *p.np.Spec.Replicas {
 			continue
 		}
-		if lim, ok := p.np.Spec.Limits[nodepool.ResourceNodes]; ok && int64(count[p.name]) >= lim.Value()+1 {
-			continue // the replacement runs beside the node until it goes
+		if lim, ok := p.np.Spec.Limits[nodepool.ResourceNodes]; ok && int64(held[p.name]) >= lim.Value() {
+			continue // the replacement must be reserved under the limit beside the node it replaces (D-173)
 		}
 		r, ok := m.bareClaim(p)
 		if !ok {

@@ -54,7 +54,8 @@ type Details struct {
 	Label string `json:"label,omitempty"`
 	// DisruptionReason, Allowed and Disrupting describe a budget: the
 	// reason it counts, the nodes it allows (before subtracting), and the
-	// nodes of the pool already disrupting or taken by earlier commands.
+	// nodes of the pool already disrupting (NotReady or being deleted; a
+	// command of the plan completes before the next is sought).
 	DisruptionReason Reason `json:"disruptionReason,omitempty"`
 	Allowed          *int   `json:"allowed,omitempty"`
 	Disrupting       *int   `json:"disrupting,omitempty"`
@@ -104,6 +105,9 @@ func (w *why) message() string {
 	case KeepUnmanaged:
 		return "not managed by Karpenter (no NodeClaim and no karpenter.sh/nodepool label): it can receive pods but is never disrupted"
 	case KeepNotInitialized:
+		if d.Label != "" {
+			return "not consolidatable: " + d.Label
+		}
 		return "not initialized (label karpenter.sh/initialized is not \"true\")"
 	case KeepDeleting:
 		return "already being deleted"
