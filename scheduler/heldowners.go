@@ -27,31 +27,52 @@ import (
 // no claim for a pod it never placed, pays $0.84 for the same pods).
 //
 // So when the plan leaves every pod of a class that carries topology rules
-// unplaced, and pods of other classes too, or a spread of such a class
-// counts pods the plan places, Solve also plans the same input with those
-// classes held: never placed (each pod keeps the reason the plan gave it)
-// and their rules not registered. That plan is kept when it places more
-// pods, or the same pods for less; it is as valid as any, since no pod
-// whose rules it left out is placed.
+// unplaced, and pods of other classes too, Solve also plans the same input
+// with those classes held: never placed (each pod keeps the reason the
+// plan gave it) and their rules not registered. That plan is kept only
+// when it places more pods; it is as valid as any, since no pod whose rules
+// it left out is placed. Once every other plan of the solve has had its
+// turn (a later one may still place pods of a class held here: a pod whose
+// pod affinity needs a node of its targets' that only another queue finds),
+// the plan with the wholly unplaced owners held is made again when they
+// leave others unplaced or a spread of theirs counts placed pods, and kept
+// for the same pods at less (orOwnersHeldForLess).
 
 // orOwnersHeld returns, in place of best, the plan of the same input with
 // the classes best left wholly unplaced held (above), when it places more
-// pods, or the same pods for less; else best.
+// pods; else best.
 func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if len(best.pending) > fallbackMaxPods {
 		return best, nil
 	}
-	held := best.unplacedOwners()
+	held := best.unplacedOwners(false)
 	if len(held) == 0 {
 		return best, nil
 	}
 	c := cfg
 	c.held = held
+	return best.orFinishedReplan(pods, nodePools, catalog, c)
+}
+
+// orOwnersHeldForLess returns, in place of best (the last of the solve's
+// plans), the plan with the classes best left wholly unplaced held, when
+// they leave others unplaced or count placed pods (unplacedOwners) and that
+// plan places the same pods for less; else best.
+func (best *solver) orOwnersHeldForLess(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if len(best.pending) > fallbackMaxPods {
+		return best, nil
+	}
+	held := best.unplacedOwners(true)
+	if len(held) == 0 {
+		return best, nil
+	}
+	c := cfg.replanOf(best)
+	c.held = held
 	v, err := finishedOf(pods, nodePools, catalog, c)
 	if err != nil {
 		return nil, err
 	}
-	if n, bn := v.finalPlaced(), best.finalPlaced(); n > bn || (n == bn && samePlaced(best, v) && v.planPrice() < best.planPrice()-priceEps) {
+	if v.finalPlaced() == best.finalPlaced() && samePlaced(best, v) && v.planPrice() < best.planPrice()-priceEps {
 		return v, nil
 	}
 	return best, nil
@@ -59,9 +80,9 @@ func (best *solver) orOwnersHeld(pods []*corev1.Pod, nodePools []nodepool.NodePo
 
 // unplacedOwners maps the pods of every valid class that carries topology
 // terms and of which the plan placed no pod to the reason each got, when
-// the plan also leaves pods of another class unplaced, or a spread of one
-// of those classes counts pods the plan placed; else nil.
-func (s *solver) unplacedOwners() map[string]*failure {
+// the plan also leaves pods of another class unplaced, or (counting) a
+// spread of one of those classes counts pods the plan placed; else nil.
+func (s *solver) unplacedOwners(counting bool) map[string]*failure {
 	var owners []*class
 	othersLeft := false
 	for _, c := range s.classes {
@@ -73,7 +94,7 @@ func (s *solver) unplacedOwners() map[string]*failure {
 			othersLeft = true
 		}
 	}
-	if len(owners) == 0 || (!othersLeft && !s.countsPlaced(owners)) {
+	if len(owners) == 0 || (!othersLeft && !(counting && s.countsPlaced(owners))) {
 		return nil
 	}
 	out := map[string]*failure{}
