@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"sync"
@@ -219,7 +218,6 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
 		(*solver).orTargetsToFollowerNodes,
-		(*solver).orOwnersHeldForLess,
 	} {
 		if best, err = or(best, pods, nodePools, catalog, cfg); err != nil {
 			return nil, false, err
@@ -524,12 +522,10 @@ func (s *solver) plan() {
 }
 
 // bestPlan returns the plan that places the most pods; among plans that
-// place as many pods, the cheapest of those that serve the queue as well
-// as the first (queueServed: the same pods, or pods no later in the
-// queue), but the densePins plan, which wins only by pods; else the
-// first. A plan that leaves out a pod the queue meets before one the first
-// leaves out is not compared on price: the queue's order, not the price,
-// says which pods run.
+// place the same pods, the cheapest (but the densePins plan, which wins
+// only by pods); else the first. Two plans that place as many pods but
+// not the same ones are not compared on price: which pods run is the
+// queue's decision (size, then name), not the price's.
 func bestPlan(plans []*solver) *solver {
 	best := plans[0]
 	if len(plans) > 1 && best.finalMayDrop() {
@@ -543,7 +539,7 @@ func bestPlan(plans []*solver) *solver {
 	bp, bc := best.placed(), best.planPrice()
 	for _, p := range plans[1:] {
 		n, c := p.placed(), p.planPrice()
-		if n > bp || (n == bp && c < bc-priceEps && queueServed(best, p) && !p.cfg.densePins) {
+		if n > bp || (n == bp && c < bc-priceEps && samePlaced(best, p) && !p.cfg.densePins) {
 			best, bp, bc = p, n, c
 		}
 	}
@@ -569,52 +565,6 @@ func samePlaced(a, b *solver) bool {
 		}
 	}
 	return true
-}
-
-// queueServed reports whether plan b serves the queue at least as well as
-// plan a, which places as many pods: the same pods, or pods no later in
-// the queue (priority, then largest first, as Karpenter queues them): b's
-// unplaced pods, in queue order, each come no earlier than a's. Of two
-// such plans the cheaper is as good a plan for less (six pods on one
-// 128-cpu node at $3.67/h, or, with the 14-cpu pod the first left out
-// placed instead of a smaller one, on two nodes for $2.04/h), while a pod
-// left out that the queue meets first is not traded for a price (the pod
-// whose anti-affinity rules out a zone goes unplaced, not the pod there).
-func queueServed(a, b *solver) bool {
-	if samePlaced(a, b) {
-		return true
-	}
-	var ua, ub []*pending
-	for i, pp := range a.pending {
-		if !placedOn(pp) {
-			ua = append(ua, pp)
-		}
-		if q := b.pending[i]; !placedOn(q) {
-			ub = append(ub, q)
-		}
-	}
-	if len(ua) != len(ub) {
-		return false
-	}
-	byQueue := func(x, y *pending) int {
-		return cmp.Or(cmp.Compare(podPriority(y.pod), podPriority(x.pod)), largerFirst(x, y))
-	}
-	slices.SortFunc(ua, byQueue)
-	slices.SortFunc(ub, byQueue)
-	for i := range ua {
-		if byQueue(ub[i], ua[i]) < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// podPriority is the pod's spec.priority (0 when unset).
-func podPriority(p *corev1.Pod) int32 {
-	if p.Spec.Priority != nil {
-		return *p.Spec.Priority
-	}
-	return 0
 }
 
 // placedOn reports whether pp is on a node or a NodeClaim not dropped.
