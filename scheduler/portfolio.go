@@ -218,6 +218,7 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
 		(*solver).orTargetsToFollowerNodes,
+		(*solver).orOwnersHeldForLess,
 	} {
 		if best, err = or(best, pods, nodePools, catalog, cfg); err != nil {
 			return nil, false, err
