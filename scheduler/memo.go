@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	"reflect"
 	"sync"
 	"unsafe"
@@ -63,6 +64,9 @@ type Memo struct {
 	// lists are the last DaemonSets, volumes and namespaces that passed
 	// Solve's checks (memo_lists.go).
 	lists *checkedLists
+	// live are the DaemonSets charged as their live pods ask
+	// (livedaemons.go).
+	live map[liveKey]*appsv1.DaemonSet
 }
 
 // NewMemo returns an empty Memo.

@@ -376,7 +376,11 @@ func resolve(opts []Option) (config, error) {
 			o(&c)
 		}
 	}
-	return c, c.check()
+	if err := c.check(); err != nil {
+		return c, err
+	}
+	c.daemonSets = c.withLiveDaemonPods() // charged as their live pods ask (livedaemons.go)
+	return c, nil
 }
 
 // resolveFor resolves opts for a solve on catalog: resolve, then the

@@ -25,7 +25,10 @@ type Settings struct {
 	// Nodes and BoundPods are WithExistingNodes' lists.
 	Nodes     []*corev1.Node
 	BoundPods []*corev1.Pod
-	// DaemonSets is WithDaemonSets' list.
+	// DaemonSets is WithDaemonSets' list, each as Solve charges it: a
+	// DaemonSet whose live pod (a bound pod it owns) asks for other
+	// requests than its template is a copy asking as that pod does
+	// (B-151).
 	DaemonSets []*appsv1.DaemonSet
 	// PVCs, PVs and StorageClasses are WithVolumes' lists.
 	PVCs           []*corev1.PersistentVolumeClaim
