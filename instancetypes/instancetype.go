@@ -297,6 +297,15 @@ func (it *InstanceType) derive(labelKeys []string, labels labelRequirements) {
 	for name, q := range it.Capacity {
 		a := q.DeepCopy()
 		a.Sub(it.Overhead.of(name))
+		if name == corev1.ResourceMemory {
+			// Memory set aside as huge pages is not ordinary memory (the
+			// kubelet takes it out of allocatable memory, B-095).
+			for n, h := range it.Capacity {
+				if strings.HasPrefix(string(n), corev1.ResourceHugePagesPrefix) {
+					a.Sub(h)
+				}
+			}
+		}
 		if a.Sign() < 0 {
 			a = *resource.NewQuantity(0, q.Format)
 		}
