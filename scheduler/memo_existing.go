@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 )
@@ -77,8 +78,9 @@ func (s *solver) daemonRuns(en *existingNode) []bool {
 // and the dimensions (by dimsKey). The Memo keeps the protos of each set by
 // node, so that a lookup hashes a pointer.
 type protoSet struct {
-	schema requirements.Schema
-	dims   string
+	schema  requirements.Schema
+	dims    string
+	catalog *PreparedCatalog // the types an uninitialised node fills its zeros from
 }
 
 // dimsKey names a solve's dimensions (the Memo's vectors are per names).
@@ -93,12 +95,12 @@ func dimsKey(d binpack.Dims) string {
 
 // nodeProtos returns the proto of each node (nil nodes: nil), from m when m
 // is not nil.
-func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims binpack.Dims) []*nodeProto {
+func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims binpack.Dims, cat *PreparedCatalog) []*nodeProto {
 	out := make([]*nodeProto, len(nodes))
 	if m == nil {
 		for i, n := range nodes {
 			if n != nil {
-				out[i] = newNodeProto(nil, n, schema, dims)
+				out[i] = newNodeProto(nil, n, schema, dims, cat)
 			}
 		}
 		return out
@@ -106,7 +108,7 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 	dk := dimsKey(dims)
 	var missing []int
 	m.mu.Lock()
-	set := protoSet{schema, dk}
+	set := protoSet{schema, dk, cat}
 	protos := m.protos[set]
 	if protos == nil {
 		protos = map[*corev1.Node]*nodeProto{}
@@ -128,7 +130,7 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 		return out
 	}
 	for _, i := range missing {
-		out[i] = newNodeProto(m, nodes[i], schema, dims)
+		out[i] = newNodeProto(m, nodes[i], schema, dims, cat)
 	}
 	m.mu.Lock()
 	for _, i := range missing {
@@ -139,18 +141,64 @@ func (m *Memo) nodeProtos(nodes []*corev1.Node, schema requirements.Schema, dims
 }
 
 // newNodeProto derives a node's proto (facts through m when not nil).
-func newNodeProto(m *Memo, n *corev1.Node, schema requirements.Schema, dims binpack.Dims) *nodeProto {
+func newNodeProto(m *Memo, n *corev1.Node, schema requirements.Schema, dims binpack.Dims, cat *PreparedCatalog) *nodeProto {
 	p := &nodeProto{facts: m.nodeFacts(n, schema), initialized: nodepool.IsInitialized(n)}
 	p.poolName = p.facts.labels[requirements.LabelNodePool]
-	alloc := n.Status.Allocatable
-	if len(alloc) == 0 {
-		alloc = n.Status.Capacity
+	var catalog *instancetypes.Catalog
+	if cat != nil {
+		catalog = &cat.catalog
 	}
+	alloc := nodeAllocatable(n, catalog)
 	p.alloc, _ = dims.Vector(alloc)
 	if p.initialized {
 		p.base = newNodeBase(n, p, effectiveTaints(n, nil))
 	}
 	return p
+}
+
+// launchedAllocatable is alloc, the allocatable a node not yet initialised
+// reports, with every extended resource its instance type has that it
+// reports as zero or not at all, in its allocatable and its capacity, taken
+// from the type (B-096): until the device plugin
+// registers, a kubelet reports 0 GPUs on a GPU node launched for GPU pods,
+// and a second such pod belongs on it, not on a node of its own. alloc
+// itself when nothing is missing.
+func launchedAllocatable(n *corev1.Node, alloc corev1.ResourceList, catalog instancetypes.Catalog) corev1.ResourceList {
+	it, ok := catalog.Get(n.Labels[requirements.LabelInstanceType])
+	if !ok || len(n.Status.Allocatable) == 0 && len(n.Status.Capacity) == 0 {
+		return alloc // no status at all: nothing reported, nothing to trust
+	}
+	var out corev1.ResourceList
+	for name, q := range it.Allocatable() {
+		if !extendedResource(name) || q.IsZero() {
+			continue
+		}
+		if cur, has := alloc[name]; has && !cur.IsZero() {
+			continue
+		}
+		if c, has := n.Status.Capacity[name]; has && !c.IsZero() {
+			continue // reported, and taken: the allocatable is what is left
+		}
+		if out == nil {
+			out = alloc.DeepCopy()
+			if out == nil {
+				out = corev1.ResourceList{}
+			}
+		}
+		out[name] = q.DeepCopy()
+	}
+	if out == nil {
+		return alloc
+	}
+	return out
+}
+
+// extendedResource reports whether name is an extended resource (a device
+// plugin's: domain-prefixed, outside kubernetes.io), not cpu, memory,
+// pods, storage or huge pages.
+func extendedResource(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.Contains(n, "/") && !strings.HasPrefix(n, "kubernetes.io/") && !strings.HasPrefix(n, corev1.ResourceHugePagesPrefix)
 }
 
 // effectiveTaints are the taints that keep new pods off the node: its
@@ -215,4 +263,26 @@ func (m *Memo) podVectors(pods []*corev1.Pod, dims binpack.Dims) []*binpack.Vec 
 	}
 	m.mu.Unlock()
 	return out
+}
+
+// NodeAllocatable is the allocatable Solve plans an existing node with: its
+// status's (its capacity when that is empty) and, for a node not yet
+// initialised, every resource its instance type (catalog, by the node's
+// instance-type label) has that the node reports as zero or not at all
+// (B-096). verify.Plan checks placements against the same.
+func NodeAllocatable(n *corev1.Node, catalog instancetypes.Catalog) corev1.ResourceList {
+	return nodeAllocatable(n, &catalog)
+}
+
+// nodeAllocatable is NodeAllocatable, no type's resources taken when
+// catalog is nil.
+func nodeAllocatable(n *corev1.Node, catalog *instancetypes.Catalog) corev1.ResourceList {
+	alloc := n.Status.Allocatable
+	if len(alloc) == 0 {
+		alloc = n.Status.Capacity
+	}
+	if nodepool.IsInitialized(n) || catalog == nil {
+		return alloc
+	}
+	return launchedAllocatable(n, alloc, *catalog)
 }

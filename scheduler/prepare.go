@@ -407,7 +407,7 @@ func podName(p *corev1.Pod) string { return kube.Key(p.Namespace, p.Name) }
 // need a new home, as pending pods.
 func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error) {
 	deleting := map[string]bool{}
-	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims)
+	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims, s.cfg.prepared)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
 	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
 	for i, e := range initialisedFirst(s.cfg.nodes, protos) {

@@ -228,11 +228,7 @@ func (v *verifier) checkExistingNodes() {
 		if len(placed) == 0 {
 			continue
 		}
-		alloc := n.node.Status.Allocatable
-		if len(alloc) == 0 {
-			alloc = n.node.Status.Capacity
-		}
-		free := vresOf(alloc)
+		free := vresOf(scheduler.NodeAllocatable(n.node, v.catalog))
 		var held []heldPort
 		for _, p := range n.pods {
 			if p.bound {
