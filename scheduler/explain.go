@@ -216,11 +216,38 @@ func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
 		if msg, met := s.minValuesShort(p, info.reqs, info.types); !met {
 			return poolCause(p, ReasonMinValues, "", "", "", "%s", msg), nil
 		}
+		if msg, met := s.minValuesShort(p, info.reqs, s.cappedOptions(p, id, c.requests, c.ports)); !met {
+			// Only the cap on a NodeClaim's options breaks it (B-118).
+			return poolCause(p, ReasonMinValues, "", "", "", "%s after capping instance-type options at %d", msg, s.cfg.maxOptions), nil
+		}
 		// minValues is met only with options larger than the limits leave.
 		rem := s.remainingString(p)
 		return poolCause(p, ReasonLimits, "", "", rem, "the instance types that meet the NodePool's minValues exceed its remaining limits (%s)", rem), nil
 	}
 	return poolCause(p, ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach"), nil
+}
+
+// cappedOptions is the set of the cheapest instance types of set id that
+// could be options of a NodeClaim of pool p holding need, as many as a
+// NodeClaim lists (chargeFor's options, limits aside).
+func (s *solver) cappedOptions(p *pool, id int32, need binpack.Vec, ports []hostPort) binpack.TypeSet {
+	info := s.reqs.info(id)
+	info.typeSet(s)
+	prices := s.idx.Prices(info.offer)
+	set := binpack.NewTypeSet(s.idx.Len())
+	n := 0
+	for _, t32 := range info.members {
+		t := int(t32)
+		if n >= s.cfg.maxOptions {
+			break
+		}
+		if math.IsInf(prices[t], 1) || !s.optionFits(p, t, need, false, nil, ports) {
+			continue
+		}
+		set.Set(t)
+		n++
+	}
+	return set
 }
 
 // explainTypes checks the instance types of set id (of pool p) for a new
