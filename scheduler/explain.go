@@ -349,32 +349,48 @@ func (s *solver) explainExisting(c *class, level int) Cause {
 		return Cause{}
 	}
 	counts := map[string]int{}
+	codes := map[ReasonCode]int{}
 	for _, en := range s.existing {
 		var why string
+		code := ReasonInsufficient
 		switch {
 		case en.cordoned && !requirements.Tolerates(c.tolerations, &corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}):
-			why = "unschedulable"
+			why, code = "unschedulable", ReasonTaint
 		case !c.requests.Fits(en.free):
 			why = "insufficient " + string(s.dims.Name(c.requests.FirstShort(en.free)))
 		default:
 			if t, bad := requirements.UntoleratedTaint(en.taints, c.tolerations); bad {
-				why = "untolerated taint " + t.Key
+				why, code = "untolerated taint "+t.Key, ReasonTaint
 			} else {
 				matched := slices.ContainsFunc(c.alts, func(r requirements.Requirements) bool { return r.Matches(en.labels) })
 				if !matched {
-					why = "node labels do not match"
+					why, code = "node labels do not match", ReasonIncompatible
 				} else {
 					why = "topology or host ports"
 				}
 			}
 		}
 		counts[why]++
+		codes[code]++
 	}
 	var parts []string
 	for _, k := range sortedKeys(counts) {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 	}
-	return Cause{Code: ReasonInsufficient, Message: fmt.Sprintf("existing nodes: %s", strings.Join(parts, ", "))}
+	return Cause{Code: existingCode(codes), Message: fmt.Sprintf("existing nodes: %s", strings.Join(parts, ", "))}
+}
+
+// existingCode is the code of the existing nodes' refusal: the one most of
+// them give (no room, a taint, labels; topology and host ports count as no
+// room), InsufficientResources on a tie.
+func existingCode(codes map[ReasonCode]int) ReasonCode {
+	best := ReasonInsufficient
+	for _, c := range []ReasonCode{ReasonTaint, ReasonIncompatible} {
+		if codes[c] > codes[best] {
+			best = c
+		}
+	}
+	return best
 }
 
 func sortedKeys(m map[string]int) []string {
