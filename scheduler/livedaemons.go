@@ -109,3 +109,19 @@ func liveDaemonSet(ds *appsv1.DaemonSet, p *corev1.Pod) *appsv1.DaemonSet {
 	c.Spec.Template.Spec.Overhead = p.Spec.Overhead
 	return &c
 }
+
+// LiveDaemonSets returns daemonSets with each DaemonSet whose live pod (a
+// pod of pods bound to a node, owned by it and still running) asks for
+// other requests than its template replaced by a copy asking as that pod
+// does, as Solve charges it (B-151); the slice itself when none is. For a
+// caller that charges DaemonSets itself, as disruption's views do.
+func LiveDaemonSets(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod) []*appsv1.DaemonSet {
+	var bound []*corev1.Pod
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			bound = append(bound, p)
+		}
+	}
+	c := config{daemonSets: daemonSets, boundPods: bound}
+	return c.withLiveDaemonPods()
+}

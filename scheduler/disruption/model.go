@@ -145,6 +145,7 @@ type node struct {
 
 // newModel checks the input and builds the model.
 func newModel(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (*model, error) {
+	c.DaemonSets = scheduler.LiveDaemonSets(c.DaemonSets, c.Pods) // charged as their live pods ask, as Solve does (B-151)
 	m := &model{cfg: cfg, now: now, catalog: catalog, nodePools: nodePools, cluster: c,
 		poolByName: map[string]*poolState{}, byName: map[string]*node{}, names: map[string]bool{}}
 	var errs []error
