@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,27 +11,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodeplan/nodeplan/instancetypes"
-	"github.com/nodeplan/nodeplan/instancetypes/aws"
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
-// bmCatalogK decodes Catalog K (testdata/catalogs/k.json) of docs/BEHAVIOURS.md.
-func bmCatalogK(t *testing.T) instancetypes.Catalog {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/catalogs/k.json")
-	require.NoError(t, err)
-	cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
-	require.NoError(t, err)
-	return cat
-}
-
-// bmPoolP is NodePool P of docs/BEHAVIOURS.md under another name: capacity
+// poolP is NodePool P of docs/BEHAVIOURS.md under another name: capacity
 // type In [spot, on-demand, reserved] and nothing else.
-func bmPoolP(name string) *testutil.NodePoolBuilder {
+func poolP(name string) *testutil.NodePoolBuilder {
 	return testutil.NodePool(name).Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "spot", "on-demand", "reserved")
 }
 
@@ -45,12 +32,12 @@ func bmPoolP(name string) *testutil.NodePoolBuilder {
 // are accepted and used.
 func TestBehaviourB041InvalidNodePoolNotUsed(t *testing.T) {
 	t.Parallel()
-	cat := bmCatalogK(t)
+	cat := kCatalog(t)
 	gt := func(op string, values ...string) *testutil.NodePoolBuilder {
-		return bmPoolP("np").Requirement("integer", corev1.NodeSelectorOperator(op), values...)
+		return poolP("np").Requirement("integer", corev1.NodeSelectorOperator(op), values...)
 	}
 	requirementsN := func(n int) *testutil.NodePoolBuilder {
-		b := bmPoolP("np") // one requirement already
+		b := poolP("np") // one requirement already
 		for i := 1; i < n; i++ {
 			b.Requirement(fmt.Sprintf("example.com/k%d", i), corev1.NodeSelectorOpDoesNotExist)
 		}
@@ -63,22 +50,22 @@ func TestBehaviourB041InvalidNodePoolNotUsed(t *testing.T) {
 		// unplacedBy: a valid pool that cannot take the pod, for this reason.
 		unplacedBy scheduler.ReasonCode
 	}{
-		{name: "B-041 label karpenter.sh/nodepool", np: bmPoolP("np").Label("karpenter.sh/nodepool", "np"), invalid: true},
-		{name: "B-041 requirement karpenter.sh/nodepool", np: bmPoolP("np").Requirement("karpenter.sh/nodepool", corev1.NodeSelectorOpIn, "np"), invalid: true},
-		{name: "B-041 label in the restricted karpenter.sh domain", np: bmPoolP("np").Label("karpenter.sh/custom", "x"), invalid: true},
-		{name: "B-041 requirement in the restricted karpenter.sh domain", np: bmPoolP("np").Requirement("karpenter.sh/custom", corev1.NodeSelectorOpExists), invalid: true},
-		{name: "B-041 requirement in a subdomain of karpenter.sh", np: bmPoolP("np").Requirement("sub.karpenter.sh/custom", corev1.NodeSelectorOpIn, "x"), invalid: true},
-		{name: "B-041 label in the restricted AWS domain karpenter.k8s.aws", np: bmPoolP("np").Label("karpenter.k8s.aws/custom", "x"), invalid: true},
-		{name: "B-041 requirement on kubernetes.io/hostname", np: bmPoolP("np").Requirement("kubernetes.io/hostname", corev1.NodeSelectorOpIn, "h"), invalid: true},
-		{name: "B-041 In with no values", np: bmPoolP("np").Requirement("team", corev1.NodeSelectorOpIn), invalid: true},
-		{name: "B-041 minValues above the In values", np: bmPoolP("np").Requirement("team", corev1.NodeSelectorOpIn, "a", "b").MinValues(3), invalid: true},
-		{name: "B-041 minValues equal to the In values is valid", np: bmPoolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "small", "default").MinValues(2)},
-		{name: "B-041 minValues 0", np: bmPoolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(0), invalid: true},
-		{name: "B-041 minValues 51", np: bmPoolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(51), invalid: true},
+		{name: "B-041 label karpenter.sh/nodepool", np: poolP("np").Label("karpenter.sh/nodepool", "np"), invalid: true},
+		{name: "B-041 requirement karpenter.sh/nodepool", np: poolP("np").Requirement("karpenter.sh/nodepool", corev1.NodeSelectorOpIn, "np"), invalid: true},
+		{name: "B-041 label in the restricted karpenter.sh domain", np: poolP("np").Label("karpenter.sh/custom", "x"), invalid: true},
+		{name: "B-041 requirement in the restricted karpenter.sh domain", np: poolP("np").Requirement("karpenter.sh/custom", corev1.NodeSelectorOpExists), invalid: true},
+		{name: "B-041 requirement in a subdomain of karpenter.sh", np: poolP("np").Requirement("sub.karpenter.sh/custom", corev1.NodeSelectorOpIn, "x"), invalid: true},
+		{name: "B-041 label in the restricted AWS domain karpenter.k8s.aws", np: poolP("np").Label("karpenter.k8s.aws/custom", "x"), invalid: true},
+		{name: "B-041 requirement on kubernetes.io/hostname", np: poolP("np").Requirement("kubernetes.io/hostname", corev1.NodeSelectorOpIn, "h"), invalid: true},
+		{name: "B-041 In with no values", np: poolP("np").Requirement("team", corev1.NodeSelectorOpIn), invalid: true},
+		{name: "B-041 minValues above the In values", np: poolP("np").Requirement("team", corev1.NodeSelectorOpIn, "a", "b").MinValues(3), invalid: true},
+		{name: "B-041 minValues equal to the In values is valid", np: poolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "small", "default").MinValues(2)},
+		{name: "B-041 minValues 0", np: poolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(0), invalid: true},
+		{name: "B-041 minValues 51", np: poolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(51), invalid: true},
 		{
 			// Valid, and used: it is the pool's minValues (Catalog K has six
 			// types) that leaves the pod unplaced, not admission.
-			name: "B-041 minValues 50 is valid", np: bmPoolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(50),
+			name: "B-041 minValues 50 is valid", np: poolP("np").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(50),
 			unplacedBy: scheduler.ReasonMinValues,
 		},
 		{name: "B-041 101 requirements", np: requirementsN(101), invalid: true},
@@ -94,16 +81,16 @@ func TestBehaviourB041InvalidNodePoolNotUsed(t *testing.T) {
 		{name: "B-041 Lte 4 is valid", np: gt("Lte", "4")},
 		{
 			name:    "B-041 duplicate taint key and effect",
-			np:      bmPoolP("np").Taint("dedicated", "a", corev1.TaintEffectNoSchedule).Taint("dedicated", "b", corev1.TaintEffectNoSchedule),
+			np:      poolP("np").Taint("dedicated", "a", corev1.TaintEffectNoSchedule).Taint("dedicated", "b", corev1.TaintEffectNoSchedule),
 			invalid: true,
 		},
 		{
 			name: "B-041 duplicate startup taint key and effect",
-			np: bmPoolP("np").StartupTaint("agent", "", corev1.TaintEffectNoSchedule).
+			np: poolP("np").StartupTaint("agent", "", corev1.TaintEffectNoSchedule).
 				StartupTaint("agent", "starting", corev1.TaintEffectNoSchedule),
 			invalid: true,
 		},
-		{name: "B-041 one taint key with two effects is valid", np: bmPoolP("np").Taint("dedicated", "a", corev1.TaintEffectNoSchedule).Taint("dedicated", "a", corev1.TaintEffectNoExecute)},
+		{name: "B-041 one taint key with two effects is valid", np: poolP("np").Taint("dedicated", "a", corev1.TaintEffectNoSchedule).Taint("dedicated", "a", corev1.TaintEffectNoExecute)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,10 +129,10 @@ func TestBehaviourB041InvalidNodePoolNotUsed(t *testing.T) {
 // `pods: 1`, nothing else (B-097; scenario b097-nodeclaim-requests).
 func TestBehaviourB097NodeClaimRequestsExact(t *testing.T) {
 	t.Parallel()
-	cat := bmCatalogK(t)
+	cat := kCatalog(t)
 	const gpu = corev1.ResourceName("vendor-a.com/gpu")
 	pod := testutil.Pod("gpu-app").CPU("1").Memory("1Mi").Request(gpu, "1").Limit(gpu, "1").Obj()
-	res, err := scheduler.Solve([]*corev1.Pod{pod}, []nodepool.NodePool{bmPoolP("default").Obj()}, cat)
+	res, err := scheduler.Solve([]*corev1.Pod{pod}, []nodepool.NodePool{poolP("default").Obj()}, cat)
 	require.NoError(t, err)
 	require.Empty(t, res.PodErrors)
 	require.Len(t, res.NodeClaims, 1, "B-097: one NodeClaim")
@@ -169,8 +156,8 @@ func TestBehaviourB097NodeClaimRequestsExact(t *testing.T) {
 // Capped at 2 it is met again.
 func TestBehaviourB118MinValuesAfterTruncation(t *testing.T) {
 	t.Parallel()
-	cat := bmCatalogK(t)
-	pool := bmPoolP("default").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(2).Obj()
+	cat := kCatalog(t)
+	pool := poolP("default").Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists).MinValues(2).Obj()
 	pods := []*corev1.Pod{testutil.Pod("app-0").CPU("100m").Obj(), testutil.Pod("app-1").CPU("100m").Obj()}
 	for _, tc := range []struct {
 		name       string

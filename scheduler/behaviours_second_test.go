@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,21 +22,6 @@ import (
 	"github.com/nodeplan/nodeplan/scheduler/verify"
 )
 
-// b2CatalogK decodes Catalog K (testdata/catalogs/k.json) of docs/BEHAVIOURS.md.
-func b2CatalogK(t *testing.T) instancetypes.Catalog {
-	t.Helper()
-	data, err := os.ReadFile("../testdata/catalogs/k.json")
-	require.NoError(t, err)
-	cat, err := instancetypes.Decode(data, instancetypes.WithBaseSchema(aws.Schema()))
-	require.NoError(t, err)
-	return cat
-}
-
-// b2PoolP is NodePool P of docs/BEHAVIOURS.md under another name.
-func b2PoolP(name string) *testutil.NodePoolBuilder {
-	return testutil.NodePool(name).Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "spot", "on-demand", "reserved")
-}
-
 // TestBehaviour2B143PackInFlightNodes: B-143, as Karpenter's test runs it
 // (ST "should pack in-flight nodes before launching new nodes"): ten
 // batches of a random number of 1-cpu pods, on a catalog whose only type
@@ -54,7 +38,7 @@ func TestBehaviour2B143PackInFlightNodes(t *testing.T) {
 		Offering("z1", "on-demand", 0.5).Offering("z2", "on-demand", 0.5).Obj()
 	cat, err := instancetypes.NewCatalog([]instancetypes.InstanceType{medium}, instancetypes.WithBaseSchema(aws.Schema()))
 	require.NoError(t, err)
-	pools := []nodepool.NodePool{b2PoolP("default").Obj()}
+	pools := []nodepool.NodePool{poolP("default").Obj()}
 	for _, seed := range []uint64{1, 2, 3, 4, 5} {
 		t.Run(fmt.Sprintf("B-143 seed %d", seed), func(t *testing.T) {
 			t.Parallel()
@@ -158,7 +142,7 @@ func b2Bound(name, node, cpu string) *corev1.Pod {
 // 2 minutes, so consolidation removes it.
 func TestBehaviour2B145ConsolidateAfterGate(t *testing.T) {
 	t.Parallel()
-	cat := b2CatalogK(t)
+	cat := kCatalog(t)
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	pools := []nodepool.NodePool{testutil.NodePool("default").
 		Requirement("karpenter.sh/capacity-type", corev1.NodeSelectorOpIn, "on-demand").
@@ -251,8 +235,8 @@ func TestBehaviour2B145ConsolidateAfterGate(t *testing.T) {
 // not change the plan already made.
 func TestBehaviour2B164NodeClaimKeepsPoolAsScheduled(t *testing.T) {
 	t.Parallel()
-	cat := b2CatalogK(t)
-	np := b2PoolP("default").Label("team", "a").Annotation("example.com/owner", "team-a").
+	cat := kCatalog(t)
+	np := poolP("default").Label("team", "a").Annotation("example.com/owner", "team-a").
 		Requirement("node.kubernetes.io/instance-type", corev1.NodeSelectorOpIn, "small", "default").
 		Taint("dedicated", "a", corev1.TaintEffectNoSchedule).
 		StartupTaint("example.com/agent", "init", corev1.TaintEffectNoSchedule).Obj()
@@ -295,8 +279,8 @@ func TestBehaviour2B164NodeClaimKeepsPoolAsScheduled(t *testing.T) {
 // node is untouched.
 func TestBehaviour2B257BufferPodsNeverNominate(t *testing.T) {
 	t.Parallel()
-	cat := b2CatalogK(t)
-	pools := []nodepool.NodePool{b2PoolP("default").Obj()}
+	cat := kCatalog(t)
+	pools := []nodepool.NodePool{poolP("default").Obj()}
 	node := testutil.Node("node-0").Label("karpenter.sh/nodepool", "default").Label("karpenter.sh/initialized", "true").
 		Label("kubernetes.io/arch", "amd64").Label("kubernetes.io/os", "linux").Label("topology.kubernetes.io/zone", "z1").
 		Label("node.kubernetes.io/instance-type", "small").Label("karpenter.sh/capacity-type", "on-demand").
