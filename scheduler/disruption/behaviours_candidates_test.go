@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	gocmp "github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -26,35 +25,11 @@ type candCase struct {
 	check       func(t *testing.T, res disruption.Result)
 }
 
-// candRun runs cases as runBehaviours does, then each case's check.
+// candRun runs cases as runBehaviours does, with their extra checks.
 func candRun(t *testing.T, cases []candCase) {
 	t.Helper()
 	for _, tc := range cases {
-		t.Run(tc.id+" "+tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := newCluster(t)
-			tc.build(b)
-			now := tc.now
-			if now.IsZero() {
-				now = testNow()
-			}
-			res, err := disruption.Plan(b.c, tc.pools, b.catalog, now, append(tc.opts, disruption.WithoutRepack())...)
-			require.NoError(t, err)
-			cmds, kept := summarize(res)
-			if !tc.anyCommands {
-				if diff := gocmp.Diff(tc.wantCommands, cmds); diff != "" {
-					t.Errorf("commands (-want +got):\n%s", diff)
-				}
-			}
-			for name, want := range tc.wantKept {
-				if kept[name] != want {
-					t.Errorf("node %s: kept for %q, want %q (%v)", name, kept[name], want, kept)
-				}
-			}
-			if tc.check != nil {
-				tc.check(t, res)
-			}
-		})
+		runBehaviour(t, tc.behaviour, extraChecks{anyCommands: tc.anyCommands, check: tc.check})
 	}
 }
 

@@ -3,7 +3,6 @@ package disruption_test
 import (
 	"fmt"
 	"math"
-	"slices"
 	"testing"
 	"time"
 
@@ -35,54 +34,12 @@ type dmCase struct {
 	anyCommands bool
 }
 
-// dmRun runs cases like runBehaviours, then their checks.
+// dmRun runs cases like runBehaviours, with their extra checks.
 func dmRun(t *testing.T, cases []dmCase) {
 	t.Helper()
 	for _, tc := range cases {
-		t.Run(tc.id+" "+tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := newCluster(t)
-			tc.build(b)
-			now := tc.now
-			if now.IsZero() {
-				now = testNow()
-			}
-			opts := append(slices.Clone(tc.opts), disruption.WithoutRepack())
-			res, err := disruption.Plan(b.c, tc.pools, b.catalog, now, opts...)
-			require.NoError(t, err)
-			cmds, kept := summarize(res)
-			if diff := gocmp.Diff(tc.wantCommands, cmds); diff != "" && !tc.anyCommands {
-				t.Errorf("commands (-want +got):\n%s", diff)
-			}
-			for name, want := range tc.wantKept {
-				if kept[name] != want {
-					t.Errorf("node %s: kept for %q, want %q (%v)", name, kept[name], want, kept)
-				}
-			}
-			if tc.check != nil {
-				tc.check(t, res)
-			}
-		})
+		runBehaviour(t, tc.behaviour, extraChecks{anyCommands: tc.anyCommands, check: tc.check})
 	}
-}
-
-// dmCatalog is testCatalog over the zones given (testCatalog has two).
-func dmCatalog(t testing.TB, zones ...string) instancetypes.Catalog {
-	t.Helper()
-	var types []instancetypes.InstanceType
-	for i, size := range []string{"small", "medium", "large", "xlarge"} {
-		cpu := 2 << i
-		od := 0.1 * float64(int(1)<<i)
-		b := testutil.InstanceType("m."+size).CPU(fmt.Sprint(cpu)).Memory(fmt.Sprintf("%dGi", 2*cpu)).Pods("110").
-			Label("kubernetes.io/arch", "amd64").Label("kubernetes.io/os", "linux")
-		for _, z := range zones {
-			b = b.Offering(z, "on-demand", od).Offering(z, "spot", od*0.4)
-		}
-		types = append(types, b.Obj())
-	}
-	c, err := instancetypes.NewCatalog(types)
-	require.NoError(t, err)
-	return c
 }
 
 // dmReservedCatalog has m.small (2 cpu) and m.xlarge (16 cpu) in zone-a,
@@ -370,7 +327,7 @@ func TestDMTopologyAndCapacity(t *testing.T) {
 	dmRun(t, []dmCase{
 		{behaviour: behaviour{id: "D-221", name: "zonal spread over 3 zones: each replacement stays in its node's zone", pools: one(),
 			build: func(b *clusterBuilder) {
-				b.catalog = dmCatalog(t, zones...)
+				b.catalog = zonesCatalog(t, zones...)
 				for i, z := range zones {
 					name := fmt.Sprintf("n%d", i)
 					b.node(name, "default", "m.xlarge", z, "on-demand")

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	gocmp "github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -50,39 +49,9 @@ type drCase struct {
 func drRun(t *testing.T, cases []drCase) {
 	t.Helper()
 	for _, tc := range cases {
-		t.Run(tc.id+" "+tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := newCluster(t)
-			tc.build(b)
-			now := tc.now
-			if now.IsZero() {
-				now = testNow()
-			}
-			res, err := disruption.Plan(b.c, tc.pools, b.catalog, now, append(tc.opts, disruption.WithoutRepack())...)
-			require.NoError(t, err)
-			cmds, kept := summarize(res)
-			if diff := gocmp.Diff(tc.wantCommands, cmds); diff != "" {
-				t.Errorf("commands (-want +got):\n%s", diff)
-			}
-			for name, want := range tc.wantKept {
-				got, ok := kept[name]
-				if !ok {
-					t.Errorf("node %s: disrupted or missing, want kept for %q", name, want)
-					continue
-				}
-				if got != want {
-					t.Errorf("node %s: kept for %q, want %q (%v)", name, got, want, kept)
-				}
-			}
-			for _, name := range tc.wantStay {
-				if _, ok := kept[name]; !ok {
-					t.Errorf("node %s: disrupted or missing, want it kept", name)
-				}
-			}
-			if tc.check != nil {
-				tc.check(t, res)
-			}
-		})
+		b := behaviour{id: tc.id, name: tc.name, build: tc.build, pools: tc.pools, opts: tc.opts, now: tc.now,
+			wantCommands: tc.wantCommands, wantKept: tc.wantKept}
+		runBehaviour(t, b, extraChecks{wantStay: tc.wantStay, check: tc.check})
 	}
 }
 

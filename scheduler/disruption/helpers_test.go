@@ -19,9 +19,15 @@ import (
 // testNow is the now of every test.
 func testNow() time.Time { return time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC) }
 
-// testCatalog has three sizes of one family (2, 4, 8 cpu at 2 GiB per
+// testCatalog has four sizes of one family (2, 4, 8, 16 cpu at 2 GiB per
 // cpu), on-demand and spot in two zones, spot at 40% of on-demand.
 func testCatalog(t testing.TB) instancetypes.Catalog {
+	t.Helper()
+	return zonesCatalog(t, "zone-a", "zone-b")
+}
+
+// zonesCatalog is testCatalog with offerings in the zones given.
+func zonesCatalog(t testing.TB, zones ...string) instancetypes.Catalog {
 	t.Helper()
 	var types []instancetypes.InstanceType
 	for i, size := range []string{"small", "medium", "large", "xlarge"} {
@@ -29,7 +35,7 @@ func testCatalog(t testing.TB) instancetypes.Catalog {
 		od := 0.1 * float64(int(1)<<i)
 		b := testutil.InstanceType("m."+size).CPU(fmt.Sprint(cpu)).Memory(fmt.Sprintf("%dGi", 2*cpu)).Pods("110").
 			Label("kubernetes.io/arch", "amd64").Label("kubernetes.io/os", "linux")
-		for _, z := range []string{"zone-a", "zone-b"} {
+		for _, z := range zones {
 			b = b.Offering(z, "on-demand", od).Offering(z, "spot", od*0.4)
 		}
 		types = append(types, b.Obj())
