@@ -1,12 +1,13 @@
 package scheduler
 
 import (
-	"strings"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/internal/podrequests"
 )
 
@@ -22,22 +23,30 @@ import (
 
 // withLiveDaemonPods returns c.daemonSets with each DaemonSet whose live pod
 // asks for other requests than its template replaced by a copy that asks as
-// that pod does (made once per DaemonSet and pod when c has a Memo); the
-// slice itself when none is.
+// that pod does (judged and made once per DaemonSet and pod when c has a
+// Memo); the slice itself when none is.
 func (c *config) withLiveDaemonPods() []*appsv1.DaemonSet {
 	if len(c.daemonSets) == 0 || len(c.boundPods) == 0 {
 		return c.daemonSets
 	}
+	live := liveDaemonPods(c.boundPods)
+	if len(live) == 0 {
+		return c.daemonSets
+	}
 	var out []*appsv1.DaemonSet
 	for i, ds := range c.daemonSets {
-		p := liveDaemonPod(ds, c.boundPods)
-		if p == nil || equality.Semantic.DeepEqual(podrequests.Of(&p.Spec), podrequests.Of(&ds.Spec.Template.Spec)) {
+		p := live[dsKey{ds.Namespace, ds.Name}]
+		if p == nil {
+			continue
+		}
+		charged := c.memo.liveDaemonSet(ds, p)
+		if charged == ds {
 			continue
 		}
 		if out == nil {
-			out = append([]*appsv1.DaemonSet(nil), c.daemonSets...)
+			out = slices.Clone(c.daemonSets)
 		}
-		out[i] = c.memo.liveDaemonSet(ds, p)
+		out[i] = charged
 	}
 	if out == nil {
 		return c.daemonSets
@@ -45,41 +54,36 @@ func (c *config) withLiveDaemonPods() []*appsv1.DaemonSet {
 	return out
 }
 
-// liveDaemonPod is the first by name of the bound pods that ds controls and
-// that still run (not terminating, not finished); nil when none.
-func liveDaemonPod(ds *appsv1.DaemonSet, pods []*corev1.Pod) *corev1.Pod {
-	var live *corev1.Pod
+// dsKey names a DaemonSet: namespace and name.
+type dsKey struct{ namespace, name string }
+
+// liveDaemonPods maps each DaemonSet that owns a pod of pods still running
+// (not terminating, not finished) to the first such pod by name.
+func liveDaemonPods(pods []*corev1.Pod) map[dsKey]*corev1.Pod {
+	var live map[dsKey]*corev1.Pod
 	for _, p := range pods {
-		if p.Namespace != ds.Namespace || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		if !ownedByDaemonSet(p, ds.Name) {
-			continue
-		}
-		if live == nil || strings.Compare(p.Name, live.Name) < 0 {
-			live = p
+		for _, name := range kube.DaemonSetOwners(p) {
+			k := dsKey{p.Namespace, name}
+			if prev := live[k]; prev == nil || p.Name < prev.Name {
+				if live == nil {
+					live = map[dsKey]*corev1.Pod{}
+				}
+				live[k] = p
+			}
 		}
 	}
 	return live
 }
 
-// ownedByDaemonSet reports whether an owner reference of p names the
-// DaemonSet called name.
-func ownedByDaemonSet(p *corev1.Pod, name string) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" && o.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// liveDaemonSet is ds asking for what p asks for, made once per DaemonSet
-// and pod when there is a Memo (so that what the Memo keeps by DaemonSet
-// object serves every Solve).
+// liveDaemonSet is chargedAs(ds, p), made once per DaemonSet and pod when
+// there is a Memo (so that what the Memo keeps by DaemonSet object serves
+// every Solve).
 func (m *Memo) liveDaemonSet(ds *appsv1.DaemonSet, p *corev1.Pod) *appsv1.DaemonSet {
 	if m == nil {
-		return liveDaemonSet(ds, p)
+		return chargedAs(ds, p)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -90,7 +94,7 @@ func (m *Memo) liveDaemonSet(ds *appsv1.DaemonSet, p *corev1.Pod) *appsv1.Daemon
 	if m.live == nil {
 		m.live = map[liveKey]*appsv1.DaemonSet{}
 	}
-	c := liveDaemonSet(ds, p)
+	c := chargedAs(ds, p)
 	m.live[k] = c
 	return c
 }
@@ -101,8 +105,13 @@ type liveKey struct {
 	pod *corev1.Pod
 }
 
-// liveDaemonSet is ds asking for what p asks for.
-func liveDaemonSet(ds *appsv1.DaemonSet, p *corev1.Pod) *appsv1.DaemonSet {
+// chargedAs is ds asking for what p asks for: ds itself when p asks as
+// its template does, else a copy with p's containers, init containers and
+// overhead.
+func chargedAs(ds *appsv1.DaemonSet, p *corev1.Pod) *appsv1.DaemonSet {
+	if equality.Semantic.DeepEqual(podrequests.Of(&p.Spec), podrequests.Of(&ds.Spec.Template.Spec)) {
+		return ds
+	}
 	c := *ds
 	c.Spec.Template.Spec.Containers = p.Spec.Containers
 	c.Spec.Template.Spec.InitContainers = p.Spec.InitContainers
