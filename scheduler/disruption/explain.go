@@ -20,6 +20,7 @@ func (m *model) explain(whys map[*node]*why, next *proposal) ([]NodeState, error
 			inNext[c.n] = true
 		}
 	}
+	var drifted *budgetMap // the Drifted budgets, made when a kept node is drifted
 	for _, n := range m.nodes {
 		w := whys[n]
 		if inNext[n] {
@@ -27,7 +28,7 @@ func (m *model) explain(whys map[*node]*why, next *proposal) ([]NodeState, error
 		}
 		if w == nil {
 			var err error
-			if w, err = m.whyKept(n); err != nil {
+			if w, err = m.whyKept(n, &drifted); err != nil {
 				return nil, err
 			}
 		}
@@ -42,8 +43,8 @@ func (m *model) explain(whys map[*node]*why, next *proposal) ([]NodeState, error
 // Drift or StaticDrift would take but for it, the generic rules, consolidation's
 // filters, the budget of an empty node, and last a single-node
 // consolidation of the node alone.
-func (m *model) whyKept(n *node) (*why, error) {
-	if w := m.driftBudgetHeld(n); w != nil {
+func (m *model) whyKept(n *node, drifted **budgetMap) (*why, error) {
+	if w := m.driftBudgetHeld(n, drifted); w != nil {
 		return w, nil
 	}
 	c, w := m.newCandidate(n, graceful)
@@ -95,17 +96,20 @@ func isZero(d Details) bool { return reflect.ValueOf(d).IsZero() }
 // driftBudgetHeld is the Drifted budget's reason when n is drifted, may be
 // disrupted (the eventual class's rules), and its pool has no budget left
 // for Drifted: Drift (or StaticDrift) passed it over for that (D-022);
-// else nil.
-func (m *model) driftBudgetHeld(n *node) *why {
+// else nil. *b holds the Drifted budgets, made on the first drifted node.
+func (m *model) driftBudgetHeld(n *node, b **budgetMap) *why {
 	if n.drift == nil || n.pool == nil {
 		return nil
 	}
-	b := m.budgets(ReasonDrifted)
-	if b.left[n.poolName] != 0 {
+	if *b == nil {
+		bm := m.budgets(ReasonDrifted)
+		*b = &bm
+	}
+	if (*b).left[n.poolName] != 0 {
 		return nil
 	}
 	if _, w := m.newCandidate(n, eventual); w != nil {
 		return nil
 	}
-	return b.why[n.poolName]
+	return (*b).why[n.poolName]
 }
