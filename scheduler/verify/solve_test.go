@@ -1,10 +1,12 @@
 package verify_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
 	"github.com/nodeplan/nodeplan/scheduler/verify"
@@ -19,11 +21,7 @@ import (
 // the violation as their reason, and no more are left out than needed (70
 // bind, as many as Karpenter's plan binds).
 func TestSolveLeavesOutPodsThatWouldNotBind(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/solve-repair/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/solve-repair/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
+	in, cat, opts := loadCase(t, "solve-repair")
 
 	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
 	require.NoError(t, err)
@@ -66,20 +64,8 @@ func TestSolveLeavesOutPodsThatWouldNotBind(t *testing.T) {
 // again with the replicas' domains kept (scheduler.WithSpreadDomainsKept),
 // all 12 bind for $1.728/h.
 func TestSolveKeepsSpreadDomainsWhenOrderFails(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/spread-domains-kept/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/spread-domains-kept/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
-
-	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
-		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
-	}
-	kept, err := scheduler.Solve(in.Pods, in.NodePools, cat, append(opts, scheduler.WithSpreadDomainsKept())...)
-	require.NoError(t, err)
-	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, kept, opts...))
+	in, cat, opts := loadCase(t, "spread-domains-kept")
+	repairPasses(t, in, cat, opts, scheduler.WithSpreadDomainsKept())
 
 	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
 	require.NoError(t, err)
@@ -97,20 +83,8 @@ func TestSolveKeepsSpreadDomainsWhenOrderFails(t *testing.T) {
 // with Karpenter's order between the pools (scheduler.WithNameOrderOnTies)
 // it binds the same 22 pods for $0.42/h, and verify.Solve keeps that one.
 func TestSolveTriesNameOrderWhenOrderFails(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/name-order-ties/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/name-order-ties/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
-
-	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
-		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
-	}
-	named, err := scheduler.Solve(in.Pods, in.NodePools, cat, append(opts, scheduler.WithNameOrderOnTies())...)
-	require.NoError(t, err)
-	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, named, opts...))
+	in, cat, opts := loadCase(t, "name-order-ties")
+	named := repairPasses(t, in, cat, opts, scheduler.WithNameOrderOnTies())
 
 	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
 	require.NoError(t, err)
@@ -118,4 +92,31 @@ func TestSolveTriesNameOrderWhenOrderFails(t *testing.T) {
 	require.Equal(t, 22, res.Summary.Scheduled)
 	require.LessOrEqual(t, res.Summary.PricePerHour, named.Summary.PricePerHour+1e-9)
 	require.LessOrEqual(t, res.Summary.PricePerHour, 0.42+1e-9)
+}
+
+// loadCase reads testdata/verify/<name>: its manifests, catalog and the
+// options the manifests give.
+func loadCase(t *testing.T, name string) (manifest.Input, instancetypes.Catalog, []scheduler.Option) {
+	t.Helper()
+	in, err := manifest.Load("../../testdata/verify/" + name + "/manifests.yaml")
+	require.NoError(t, err)
+	cat, err := manifest.LoadCatalog("../../testdata/verify/" + name + "/catalog.json")
+	require.NoError(t, err)
+	return in, cat, in.Options()
+}
+
+// repairPasses checks that the input solved with the repair option passes
+// Plan, and returns that plan (it logs when scheduler.Solve's own plan
+// passes already: the repair is then not exercised).
+func repairPasses(t *testing.T, in manifest.Input, cat instancetypes.Catalog, opts []scheduler.Option, repair scheduler.Option) scheduler.Result {
+	t.Helper()
+	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
+		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
+	}
+	repaired, err := scheduler.Solve(in.Pods, in.NodePools, cat, append(slices.Clip(opts), repair)...)
+	require.NoError(t, err)
+	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, repaired, opts...))
+	return repaired
 }
