@@ -816,7 +816,9 @@ func (s *solver) minValuesShort(p *pool, reqs requirements.Requirements, set bin
 				}
 			}
 		default:
-			n = mv.MinValues() // keys no instance type decides cannot fall short
+			// No instance type carries the key: its types offer no value of
+			// it, as Karpenter counts them (a template label does not count).
+			return fmt.Sprintf("minValues %d of %s not met: no instance type carries the label", mv.MinValues(), key), false
 		}
 		if n < mv.MinValues() {
 			return fmt.Sprintf("minValues %d of %s not met: %d available", mv.MinValues(), key, n), false

@@ -583,6 +583,9 @@ func (v *verifier) checkMinValues(c *vclaim) {
 			continue
 		}
 		vals, _, ok := v.launchValues(c, r.Key())
+		if !ok && r.Key() != requirements.LabelInstanceType {
+			ok = true // no instance type carries the key: the options offer none of its values
+		}
 		if ok && len(vals) < r.MinValues() {
 			v.report(Violation{Code: scheduler.ReasonMinValues, NodeClaim: c.nc.Name, NodePool: c.tmpl.Name, Message: fmt.Sprintf(
 				"the options offer %d value(s) of %s %v, the NodePool asks minValues %d", len(vals), r.Key(), vals, r.MinValues())})

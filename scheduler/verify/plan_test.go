@@ -478,6 +478,23 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 			want: []scheduler.ReasonCode{scheduler.ReasonMinValues},
 		},
 		{
+			// No instance type carries team, so the options offer none of its
+			// values: a NodePool asking minValues 2 of it can never launch.
+			name: "minValues on a key no instance type carries",
+			input: func(t *testing.T) planInput {
+				return onePodInput(t, testutil.Pod("small").CPU("100m"),
+					testutil.NodePool("default").Requirement("team", corev1.NodeSelectorOpIn, "a", "b").Obj())
+			},
+			corrupt: func(t *testing.T, in *planInput, res *scheduler.Result) {
+				reqs := in.pools[0].Spec.Template.Spec.Requirements
+				i := slices.IndexFunc(reqs, func(r nodepool.NodeSelectorRequirementWithMinValues) bool { return r.Key == "team" })
+				require.GreaterOrEqual(t, i, 0, "precondition")
+				two := 2
+				reqs[i].MinValues = &two
+			},
+			want: []scheduler.ReasonCode{scheduler.ReasonMinValues},
+		},
+		{
 			name: "existing node overcommitted",
 			input: func(t *testing.T) planInput {
 				return existingInput(t, testutil.Pod("fits").CPU("500m").Obj(), testutil.Pod("big").CPU("1500m").Obj())
