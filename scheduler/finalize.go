@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
@@ -427,6 +429,13 @@ func (s *solver) claimLabels(cl *claim, reqs requirements.Requirements, l *launc
 		if s.schema.IsWellKnown(k) || s.idx.IsLabelKey(k) || (r.IsFinite() && len(r.Values()) <= 1) {
 			continue
 		}
+		if loose, ok := s.absentServes(cl, r); ok {
+			reqs = reqs.Without(k)
+			if !loose.IsAny() {
+				reqs = reqs.Add(loose)
+			}
+			continue
+		}
 		if v, ok := s.openValue(cl, r); ok {
 			reqs = reqs.Add(requirements.In(k, v).WithMinValues(r.MinValues()))
 		}
@@ -494,6 +503,67 @@ func (s *solver) openValue(cl *claim, r requirements.Requirement) (string, bool)
 		}
 	}
 	return r.Pick(s.labelSeed(cl, r.Key()))
+}
+
+// absentServes returns, for a custom label that a claim's requirement r
+// needs present on a key topology counts on, where no domain the key
+// already has is allowed, the requirement the claim's NodePool and its
+// pods' required terms alone make, when a node without the label meets it.
+// The presence then comes from a pod's preference (a preferred `Exists`),
+// and a value would be a new domain: empty, it lowers the minimum of every
+// spread on the key whose pods may land on the node, and kube-scheduler
+// refuses those pods elsewhere. The claim goes without the label, and the
+// preference is reported as not honoured (relaxations are judged on the
+// final plan).
+func (s *solver) absentServes(cl *claim, r requirements.Requirement) (requirements.Requirement, bool) {
+	if r.AllowsAbsent() || !s.topo.CountsOn(r.Key()) {
+		return requirements.Requirement{}, false
+	}
+	for _, v := range s.topo.Values(r.Key()) {
+		if r.Has(v) {
+			return requirements.Requirement{}, false
+		}
+	}
+	loose := cl.pool.tmpl.Requirements.Get(r.Key())
+	for _, pp := range cl.pods {
+		if topologyKeyed(pp.pod, r.Key()) {
+			return requirements.Requirement{}, false // its own terms need a domain
+		}
+		alts := pp.cls.alts
+		if pp.att.alt < 0 || pp.att.alt >= len(alts) {
+			return requirements.Requirement{}, false
+		}
+		loose = loose.Intersect(alts[pp.att.alt].Get(r.Key()))
+	}
+	return loose, loose.AllowsAbsent()
+}
+
+// topologyKeyed reports whether a pod has a spread constraint or a pod
+// (anti-)affinity term on key.
+func topologyKeyed(p *corev1.Pod, key string) bool {
+	for _, c := range p.Spec.TopologySpreadConstraints {
+		if c.TopologyKey == key {
+			return true
+		}
+	}
+	a := p.Spec.Affinity
+	if a == nil {
+		return false
+	}
+	var terms []corev1.PodAffinityTerm
+	if a.PodAffinity != nil {
+		terms = append(terms, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+	}
+	if a.PodAntiAffinity != nil {
+		terms = append(terms, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+	}
+	return slices.ContainsFunc(terms, func(t corev1.PodAffinityTerm) bool { return t.TopologyKey == key })
 }
 
 // labelSeed derives the seed of a generated label value from the solve's
