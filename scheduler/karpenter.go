@@ -72,9 +72,27 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		fewest, ferr = planFewest(pods, nodePools, catalog, fc)
-		if ferr == nil && fewest != nil {
-			fewest, ferr = fewest.orStrictReserved(pods, nodePools, catalog, fc)
+		// A stricter policy's plan is valid under a looser one: made in
+		// this order too, it keeps Ignore ≤ WhileFree ≤ Respect.
+		for _, c := range append([]config{fc}, stricterPolicies(fc)...) {
+			f, err := planFewest(pods, nodePools, catalog, c)
+			if err == nil && f != nil {
+				f, err = f.orStrictReserved(pods, nodePools, catalog, c)
+			}
+			if err != nil {
+				fewest, ferr = nil, err
+				return
+			}
+			if f == nil {
+				continue
+			}
+			if fewest == nil {
+				fewest = f
+				continue
+			}
+			if n, bn := f.finalPlaced(), fewest.finalPlaced(); n > bn || (n == bn && samePlaced(fewest, f) && f.planPrice() < fewest.planPrice()-priceEps) {
+				fewest = f
+			}
 		}
 	}()
 	best, err := all(pods, nodePools, catalog, cfg)
@@ -90,16 +108,22 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 }
 
 // planFewest makes and finishes the plan of cfg (joinFewest), or returns
-// nil when its policy Honors a preference, it has no pod to place, or a
-// class's required spread counts the pods of another class: that plan
-// places pods in Karpenter's order (largest first, into the emptiest
-// claim), which may check such a spread against fewer of the other pods
-// than kube-scheduler's queue binds before it, so the plan's counts hold
-// while the queue leaves pods pending (run 21 seed 5022: three of them).
+// nil when its policy Honors a preference or it has no pod to place. When
+// a class's required spread counts the pods of another class, the plan is
+// made with the spread's owners queued after the pods they count
+// (ownersLast): in Karpenter's order (largest first, into the emptiest
+// claim) such a spread may be checked against fewer of the other pods than
+// kube-scheduler's queue binds before it, so the plan's counts held while
+// the queue left pods pending (run 21 seed 5022: three of them), and not
+// making the plan at all cost pods Karpenter places (seed 26941: 52 of 53).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || slices.ContainsFunc(s.classes, s.countsOthers) {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 {
 		return nil, err
+	}
+	if !cfg.ownersLast && slices.ContainsFunc(s.classes, s.countsOthers) {
+		cfg.ownersLast = true
+		return planFewest(pods, nodePools, catalog, cfg)
 	}
 	s.plan()
 	return s.finish(pods, nodePools, catalog, cfg)
