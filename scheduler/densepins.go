@@ -25,12 +25,17 @@ import (
 
 // densePin reports whether the domains of key are ranked by price per pod
 // for a pod of class c: a key that is an instance type's label, on which
-// the pod is only counted (its own rules there keep its class apart).
+// the pod is only counted (its own rules there keep its class apart) or
+// drawn to its own class (affinity to itself, required or preferred: the
+// class's pods still to place follow it into the domain, so the domain
+// should be cheap for them all, not for the first alone).
 func (s *solver) densePin(c *class, key string) bool {
 	if key == "" || !(s.cfg.densePins && s.idx.IsLabelKey(key) || s.reservedDensePin(key)) {
 		return false
 	}
-	return c.topo == nil || !slices.ContainsFunc(c.topo.Terms, func(t topology.Term) bool { return t.Key == key })
+	return c.topo == nil || !slices.ContainsFunc(c.topo.Terms, func(t topology.Term) bool {
+		return t.Key == key && !(t.Kind == topology.Affinity && t.Self())
+	})
 }
 
 // countsOnTypeLabel reports whether some topology group counts on a key

@@ -30,6 +30,9 @@ type Term struct {
 // Describe names the term for people.
 func (t Term) Describe() string { return t.g.describe() }
 
+// Self reports whether the term's selector matches the pod that has it.
+func (t Term) Self() bool { return t.self }
+
 // Pod is a registered pending pod (or class of identical pods).
 type Pod struct {
 	Terms   []Term
