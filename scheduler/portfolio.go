@@ -110,23 +110,30 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	if cfg.tieSeen == nil {
 		cfg.tieSeen = new(atomic.Bool)
 	}
-	// The limited pools' reserve is tried on the portfolio's plan before
-	// it is compared with the plan in Karpenter's order (a reserve that
-	// places more than both was lost when that plan was kept: seed 24273,
-	// 192 pods against 191), and on that plan when it is kept.
+	// The limited pools' reserve is tried on the plan kept; when that is
+	// the plan in Karpenter's order, also on the portfolio's plan, kept in
+	// its place only when it places more (seed 24273: the Karpenter-order
+	// plan won with 191 pods, the reserve on it gained nothing, and on the
+	// portfolio's plan it places 192).
+	var own *solver
 	best, err := orFewest(pods, nodePools, catalog, cfg, func(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
-		all, err := bestOfAll(pods, nodePools, catalog, cfg)
-		if err != nil {
-			return nil, err
-		}
-		return all.orLimitReserved(pods, nodePools, catalog, cfg)
+		var err error
+		own, err = bestOfAll(pods, nodePools, catalog, cfg)
+		return own, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if best.cfg.joinFewest {
-		if best, err = best.orLimitReserved(pods, nodePools, catalog, cfg); err != nil {
+	if best, err = best.orLimitReserved(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	if own != nil && own != best && best.cfg.joinFewest {
+		r, err := own.orLimitReserved(pods, nodePools, catalog, cfg)
+		if err != nil {
 			return nil, err
+		}
+		if r != own && r.finalPlaced() > best.finalPlaced() {
+			best = r
 		}
 	}
 	return best.orCheapTies(pods, nodePools, catalog, cfg)
