@@ -295,7 +295,11 @@ func (s *solver) sources() []topology.Source {
 		if p.types.IsEmpty() || p.exhausted(s) {
 			continue
 		}
-		out = append(out, topology.Source{Name: p.tmpl.Name, Requirements: p.reqs, Taints: p.tmpl.Taints, Values: s.poolValues(p)})
+		src := topology.Source{Name: p.tmpl.Name, Requirements: p.reqs, Taints: p.tmpl.Taints, Values: s.poolValues(p)}
+		if s.cfg.poolSoftDomains {
+			src.KeyValues = s.poolKeyValues(p)
+		}
+		out = append(out, src)
 	}
 	for _, en := range s.existing {
 		out = append(out, topology.Source{Name: en.name, Requirements: en.reqs, Taints: en.taints, Existing: true, Labels: en.reqLabels,
@@ -309,6 +313,26 @@ func (s *solver) sources() []topology.Source {
 func (s *solver) poolValues(p *pool) func(string, requirements.Requirements) []string {
 	return func(key string, extra requirements.Requirements) []string {
 		return s.domainValues(p, p.reqs.Intersect(extra), key)
+	}
+}
+
+// poolKeyValues is poolValues as Karpenter counts a soft spread's domains
+// (topology.Source.KeyValues): from the NodePool's own requirements (not
+// the pool's, narrowed to what its types offer) with those on the other
+// offering keys left out, so that a zone where its types are offered only
+// on demand is a domain of a spot-only pool.
+func (s *solver) poolKeyValues(p *pool) func(string, requirements.Requirements) []string {
+	return func(key string, extra requirements.Requirements) []string {
+		var others []string
+		switch key {
+		case requirements.LabelTopologyZone, instancetypes.LabelZoneID:
+			others = []string{requirements.LabelCapacityType}
+		case requirements.LabelCapacityType:
+			others = []string{requirements.LabelTopologyZone, instancetypes.LabelZoneID}
+		default:
+			return s.domainValues(p, p.reqs.Intersect(extra), key)
+		}
+		return s.domainValues(p, p.tmpl.Requirements.Without(others...).Intersect(extra.Without(others...)), key)
 	}
 }
 

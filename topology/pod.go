@@ -175,7 +175,7 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 		self: g.selector.Matches(labels.Set(spec.Labels))}
 	g.required = g.required || tm.Required
 	if g.ks.key != requirements.LabelHostname {
-		tm.eligible = t.eligible(g, t.domainSpec(spec, tm), honorAffinity, o.honorTaints)
+		tm.eligible = t.eligible(g, t.domainSpec(spec, tm), honorAffinity, o.honorTaints, t.poolDomains && !tm.Required)
 		if !g.eligibleSet {
 			g.eligible, g.eligibleSet = tm.eligible, true
 		}
@@ -222,7 +222,7 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 	tm := Term{g: g, Kind: kind, Key: g.ks.key, Required: required, Weight: weight,
 		self: g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels))}
 	if kind == Affinity && g.ks.key != requirements.LabelHostname {
-		tm.eligible = t.eligible(g, spec, true, false)
+		tm.eligible = t.eligible(g, spec, true, false, false)
 	}
 	p.Terms = append(p.Terms, tm)
 	return nil
@@ -234,8 +234,9 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 // key, the node filter and the pod's requirements and tolerations
 // (eligibleKey): the tracker keeps it, and later pods alike in those skip
 // the existing sources (their values are interned already, so the domains
-// and their numbers are the same).
-func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
+// and their numbers are the same). perKey takes the NodePools' values by
+// Source.KeyValues (a soft spread under SoftSpreadPoolDomains).
+func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints, perKey bool) []int32 {
 	seen := map[int32]bool{}
 	var out []int32
 	add := func(d int32) {
@@ -258,7 +259,7 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints bo
 		if !t.sourceHasKeys(i, g.needKeys) {
 			continue
 		}
-		for _, d := range t.sourceEligible(i, g.ks, spec, honorAffinity, honorTaints) {
+		for _, d := range t.sourceEligible(i, g.ks, spec, honorAffinity, honorTaints, perKey) {
 			add(d)
 			if t.sources[i].Existing && !mineSeen[d] {
 				mineSeen[d] = true
@@ -300,7 +301,7 @@ func (t *Tracker) sourceHasKeys(i int, keys []string) bool {
 
 // sourceEligible lists the domains of ks source i gives a pod with spec
 // (eligible), interning them in order.
-func (t *Tracker) sourceEligible(i int, ks *keyState, spec PodSpec, honorAffinity, honorTaints bool) []int32 {
+func (t *Tracker) sourceEligible(i int, ks *keyState, spec PodSpec, honorAffinity, honorTaints, perKey bool) []int32 {
 	s := &t.sources[i]
 	if honorAffinity && len(spec.Requirements) > 0 {
 		ok := slices.ContainsFunc(spec.Requirements, func(r requirements.Requirements) bool {
@@ -327,7 +328,11 @@ func (t *Tracker) sourceEligible(i int, ks *keyState, spec PodSpec, honorAffinit
 		if !s.Existing && s.Requirements.Compatible(alt, t.schema) != nil {
 			continue
 		}
-		for _, v := range t.sourceValues(i, ks.key, alt) {
+		values := t.sourceValues
+		if perKey && !s.Existing && s.KeyValues != nil {
+			values = func(_ int, key string, reqs requirements.Requirements) []string { return s.KeyValues(key, reqs) }
+		}
+		for _, v := range values(i, ks.key, alt) {
 			if alt.Get(ks.key).Has(v) {
 				out = append(out, ks.intern(v))
 			}

@@ -47,6 +47,12 @@ type Source struct {
 	// node that must also satisfy reqs (nil when it offers none): a pool
 	// that offers spot only in two zones offers a spot-only pod those two.
 	Values func(key string, reqs requirements.Requirements) []string
+	// KeyValues, under SoftSpreadPoolDomains, returns the values Karpenter
+	// counts as a soft spread's domains for a key: those the source's
+	// instance types offer on that key alone, whatever its requirements on
+	// the other offering keys (a spot-only pool whose types are offered on
+	// demand in a zone gives that zone). Nil: Values.
+	KeyValues func(key string, reqs requirements.Requirements) []string
 	// Existing marks an existing node: its requirements are its labels and
 	// are matched strictly; its Values do not depend on reqs (the tracker
 	// asks once per key).
