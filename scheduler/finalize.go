@@ -8,11 +8,10 @@ import (
 	"slices"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/nodeplan/nodeplan/binpack"
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -526,7 +525,7 @@ func (s *solver) absentServes(cl *claim, r requirements.Requirement) (requiremen
 	}
 	loose := cl.pool.tmpl.Requirements.Get(r.Key())
 	for _, pp := range cl.pods {
-		if topologyKeyed(pp.pod, r.Key()) {
+		if t := pp.cls.topo; t != nil && slices.ContainsFunc(t.Terms, func(tm topology.Term) bool { return tm.Key == r.Key() }) {
 			return requirements.Requirement{}, false // its own terms need a domain
 		}
 		alts := pp.cls.alts
@@ -536,34 +535,6 @@ func (s *solver) absentServes(cl *claim, r requirements.Requirement) (requiremen
 		loose = loose.Intersect(alts[pp.att.alt].Get(r.Key()))
 	}
 	return loose, loose.AllowsAbsent()
-}
-
-// topologyKeyed reports whether a pod has a spread constraint or a pod
-// (anti-)affinity term on key.
-func topologyKeyed(p *corev1.Pod, key string) bool {
-	for _, c := range p.Spec.TopologySpreadConstraints {
-		if c.TopologyKey == key {
-			return true
-		}
-	}
-	a := p.Spec.Affinity
-	if a == nil {
-		return false
-	}
-	var terms []corev1.PodAffinityTerm
-	if a.PodAffinity != nil {
-		terms = append(terms, a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
-		for _, w := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			terms = append(terms, w.PodAffinityTerm)
-		}
-	}
-	if a.PodAntiAffinity != nil {
-		terms = append(terms, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
-		for _, w := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			terms = append(terms, w.PodAffinityTerm)
-		}
-	}
-	return slices.ContainsFunc(terms, func(t corev1.PodAffinityTerm) bool { return t.TopologyKey == key })
 }
 
 // labelSeed derives the seed of a generated label value from the solve's
