@@ -446,7 +446,13 @@ func (v *verifier) launchValues(c *vclaim, key string) (vals []string, absent, o
 		}
 	case v.labelKeys[key]:
 		for _, it := range c.options {
-			note(it.Labels[key])
+			// An empty value is a value (a metal type's hypervisor is ""):
+			// only a type without the label lacks the key.
+			if val, has := it.Labels[key]; has {
+				set[val] = true
+			} else {
+				absent = true
+			}
 		}
 	default:
 		return nil, false, false
