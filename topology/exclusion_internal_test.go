@@ -12,8 +12,8 @@ import (
 // TestExclusion: every requirement exclusions returns is met by no node
 // that meets the one it is given, over every state a node's label can be in
 // (absent, or one of the values below); for the forms one requirement can
-// complement exactly it returns that complement alone, and for bounds (as
-// a last resort only) a value past either bound or no label. filterPins uses them to keep a
+// complement exactly it returns that complement alone, and for bounds (not
+// among the exact forms) a value past either bound or no label. filterPins uses them to keep a
 // NodeClaim out of a spread's node filter; a form it misses leaves the
 // claim counted where kube-scheduler will not count its node (NotIn, once),
 // or pins it to the values a NotIn names (Lt 2701 with NotIn [192], seed
@@ -34,6 +34,7 @@ func TestExclusion(t *testing.T) {
 		r     requirements.Requirement
 		want  int  // candidates returned
 		exact bool // the one candidate is the exact complement
+		bound bool // boundForms returns them all (a bound), else only exact ones
 	}{
 		{name: "In", r: mustNew(requirements.OpIn, "amd64", "s390x"), want: 1, exact: true},
 		{name: "NotIn", r: mustNew(requirements.OpNotIn, "amd64"), want: 1, exact: true},
@@ -42,17 +43,22 @@ func TestExclusion(t *testing.T) {
 		{name: "DoesNotExist", r: mustNew(requirements.OpDoesNotExist), want: 1, exact: true},
 		// Absent or one of the values: no single requirement says it.
 		{name: "Exists and NotIn", r: mustNew(requirements.OpNotIn, "amd64").Intersect(mustNew(requirements.OpExists)), want: 0},
-		{name: "Gt", r: mustNew(requirements.OpGt, "3"), want: 2},                                                            // Lte 3, no label
-		{name: "Lt", r: mustNew(requirements.OpLt, "2701"), want: 2},                                                         // Gte 2701, no label
-		{name: "Gt and Lt", r: mustNew(requirements.OpGt, "2").Intersect(mustNew(requirements.OpLt, "7")), want: 3},          // Gte 7, Lte 2, no label
-		{name: "Lt and NotIn", r: mustNew(requirements.OpLt, "2701").Intersect(mustNew(requirements.OpNotIn, "4")), want: 2}, // Gte 2701, no label
+		{name: "Gt", r: mustNew(requirements.OpGt, "3"), want: 2, bound: true},                                                            // Lte 3, no label
+		{name: "Lt", r: mustNew(requirements.OpLt, "2701"), want: 2, bound: true},                                                         // Gte 2701, no label
+		{name: "Gt and Lt", r: mustNew(requirements.OpGt, "2").Intersect(mustNew(requirements.OpLt, "7")), want: 3, bound: true},          // Gte 7, Lte 2, no label
+		{name: "Lt and NotIn", r: mustNew(requirements.OpLt, "2701").Intersect(mustNew(requirements.OpNotIn, "4")), want: 2, bound: true}, // Gte 2701, no label
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, n := exclusions(tc.r, false); n > tc.want {
-				t.Errorf("exclusions(%v, false) has more than the last resort", tc.r)
+			if _, n := exclusions(tc.r, exactForms); n > tc.want {
+				t.Errorf("exclusions(%v, exactForms) has more than the last resort", tc.r)
 			}
-			all, n := exclusions(tc.r, true)
+			_, nb := exclusions(tc.r, boundForms)
+			_, ne := exclusions(tc.r, exactForms)
+			if wantB := map[bool]int{true: tc.want, false: ne}[tc.bound]; nb != wantB {
+				t.Errorf("exclusions(%v, boundForms) returns %d, want %d", tc.r, nb, wantB)
+			}
+			all, n := exclusions(tc.r, allForms)
 			exs := all[:n]
 			if diff := cmp.Diff(tc.want, len(exs)); diff != "" {
 				t.Fatalf("exclusions(%v) = %v: count (-want +got):\n%s", tc.r, exs, diff)

@@ -708,8 +708,17 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 			}
 			return rank(append(slices.Clip(pins), extra...), "", "")
 		}
-		out, okOut := excludeAll(cl, alts, price, false)
+		out, okOut := excludeAll(cl, alts, price, exactForms)
 		alt, okIn := t.enterable(reqs, alts, price)
+		if !okOut && okIn && rank != nil {
+			// No exact complement keeps the claim out: it enters, unless
+			// another form keeps it out for no more (seed 28054: every
+			// lone pod of a counted class entered a filter on integer >
+			// 175, $55/h, where a type at $0.94/h held it out of it).
+			if o, ok := keepOut(cl, alts, price); ok && price(o...) <= price(slices.Collect(alt.All())...)+priceTie {
+				out, okOut = o, true
+			}
+		}
 		if okOut && okIn && rank != nil && price(out...) > price(slices.Collect(alt.All())...)+priceTie {
 			// Entering costs less (EnterFilterWhenCheaper).
 			t.enterSeen = true
@@ -729,7 +738,7 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		// cannot leave (arch NotIn amd64 where only amd64 types offer the
 		// claim's zone and capacity type). Pin the claim to those values,
 		// out of the filter, or it is counted where its node will not be.
-		if out, ok := excludeAll(cl, alts, price, true); ok {
+		if out, ok := excludeAll(cl, alts, price, allForms); ok {
 			pins = append(pins, out...)
 			reqs = reqs.Add(out...)
 		}
@@ -805,6 +814,55 @@ func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Req
 	return requirements.Requirement{}, false
 }
 
+// keepOut returns requirements that keep the claim out of every
+// alternative where no exact complement does (excludeAll with exactForms
+// found none): an alternative asking NotIn vs of a key every node carries,
+// where every value the claim's types and offerings leave is among vs
+// (arch NotIn amd64 with amd64 types only), is left by In those values, at
+// no cost; the others by their exact complement or one side of a bound
+// (boundForms: integer Gt 175 is left by Lte 175). It fails when some
+// alternative has neither, or no type the pod fits is left.
+func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64) ([]requirements.Requirement, bool) {
+	var out []requirements.Requirement
+	var rest []requirements.Requirements
+	for _, alt := range alts {
+		if pin, ok := cl.leavesNotIn(alt); ok {
+			out = append(out, pin)
+			continue
+		}
+		rest = append(rest, alt)
+	}
+	base := claimLabels{reqs: cl.reqs.Add(out...), doms: cl.doms}
+	if _, empty := base.reqs.Empty(); empty {
+		return nil, false
+	}
+	more, ok := excludeAll(base, rest, func(extra ...requirements.Requirement) float64 {
+		return price(append(slices.Clip(out), extra...)...)
+	}, boundForms)
+	if !ok {
+		return nil, false
+	}
+	out = append(out, more...)
+	if math.IsInf(price(out...), 1) {
+		return nil, false
+	}
+	return out, true
+}
+
+// leavesNotIn returns In the values the claim's types and offerings leave
+// for a key every node carries, when alt asks NotIn of all of them there.
+func (c claimLabels) leavesNotIn(alt requirements.Requirements) (requirements.Requirement, bool) {
+	for r := range alt.All() {
+		if r.IsFinite() || len(r.Values()) == 0 || !alwaysLabelled(r.Key()) {
+			continue
+		}
+		if vs, ok := c.values(r.Key()); ok && len(vs) > 0 && !slices.ContainsFunc(vs, func(v string) bool { return r.Matches(v, true) }) {
+			return requirements.In(r.Key(), vs...), true
+		}
+	}
+	return requirements.Requirement{}, false
+}
+
 // surelyMeets reports whether the claim's node meets alt whatever type it
 // launches: each key of alt is one every node carries (arch, os, instance
 // type, zone, capacity type), asked to exist or to take a value among
@@ -842,9 +900,8 @@ func alwaysLabelled(key string) bool {
 // one alternative it takes one the claim already meets if there is one (a
 // claim is always in a zone, so "zone DoesNotExist" excludes itself), else
 // the one that leaves the cheapest node for the pod (price; +Inf when none
-// is left). With notIn, a NotIn alternative is also excluded by the values
-// it names (In v), a form only taken where no other settles the claim.
-func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64, notIn bool) ([]requirements.Requirement, bool) {
+// is left). forms says which exclusions a key may take (exclusions).
+func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64, forms exclusionForms) ([]requirements.Requirement, bool) {
 	var out []requirements.Requirement
 	for _, alt := range alts {
 		base := cl.reqs.Add(out...)
@@ -856,7 +913,7 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 				pick, found = requirements.DoesNotExist(r.Key()), true
 				break alt
 			}
-			exs, n := exclusions(r, notIn)
+			exs, n := exclusions(r, forms)
 			for _, ex := range exs[:n] {
 				both := base.Add(ex)
 				if both.Equal(base) {
@@ -879,18 +936,29 @@ func excludeAll(cl claimLabels, alts []requirements.Requirements, price func(...
 	return out, true
 }
 
+// exclusionForms says which requirements exclusions may return: the exact
+// complements only (exactForms); also one side of a bound or no label
+// (boundForms: integer Gt 175 is left by Lte 175 and by no label, neither
+// alone the complement); and also the values a NotIn names (allForms, In v:
+// the last resort, where neither the other forms nor entering an
+// alternative settle the claim).
+type exclusionForms int
+
+const (
+	exactForms exclusionForms = iota
+	boundForms
+	allForms
+)
+
 // exclusions returns the requirements no node meeting r meets, each one
 // requirement, as out[:n] (at most three: no allocation on placement's
-// path). With notIn (the last resort, where neither the exact complements
-// nor entering an alternative settle the claim) also the values a NotIn
-// names (In v), and for bounds a value past either bound (Lt 2701 is left
-// by Gte 2701) or no label.
-func exclusions(r requirements.Requirement, notIn bool) (out [3]requirements.Requirement, n int) {
+// path), in the forms allowed.
+func exclusions(r requirements.Requirement, forms exclusionForms) (out [3]requirements.Requirement, n int) {
 	lo, hasLo, hi, hasHi := r.Bounds()
 	add := func(ex requirements.Requirement) { out[n] = ex; n++ }
 	switch {
 	case hasLo || hasHi:
-		if !notIn {
+		if forms < boundForms {
 			return out, 0
 		}
 		if hasHi && hi < math.MaxInt64 {
@@ -910,7 +978,7 @@ func exclusions(r requirements.Requirement, notIn bool) (out [3]requirements.Req
 		add(requirements.Exists(r.Key()))
 	case !r.IsFinite() && r.RequiresPresent() && len(r.Values()) == 0:
 		add(requirements.DoesNotExist(r.Key()))
-	case notIn && !r.IsFinite() && !r.RequiresPresent() && len(r.Values()) > 0:
+	case forms == allForms && !r.IsFinite() && !r.RequiresPresent() && len(r.Values()) > 0:
 		// NotIn vs: a node fails it only by carrying one of vs.
 		add(requirements.In(r.Key(), r.Values()...))
 	}
