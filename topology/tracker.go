@@ -655,12 +655,23 @@ func groupID(kind Kind, key, selDesc string, ns nsMatcher, o termOpts) string {
 // countExisting counts in a new group the existing pods it selects, on
 // the nodes that pass its filter.
 func (t *Tracker) countExisting(g *group) {
+	// The pods of one node usually come together: the node's filter and
+	// domain are read once for them.
+	var (
+		last   *Node
+		d      int32
+		counts bool
+	)
 	for _, i := range t.selected(g) {
 		ep := &t.existing[i]
-		if !g.nodePasses(ep.Node) {
-			continue
+		if ep.Node != last || last == nil {
+			last = ep.Node
+			counts = g.nodePasses(ep.Node)
+			if counts {
+				d, counts = t.nodeDomain(g.ks, ep.Node)
+			}
 		}
-		if d, ok := t.nodeDomain(g.ks, ep.Node); ok {
+		if counts {
 			g.add(d)
 			t.tally(g, d, false, true)
 		}
