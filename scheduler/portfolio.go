@@ -405,7 +405,18 @@ func (c config) whenLeft(judge, own *solver) []config {
 		unfollow.unfollowRepelled = true
 		more = append(more, unfollow)
 	}
-	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
+	reorder := judge.reorderMayHelp()
+	if !reorder && judge.limitsLeftPods() && len(judge.pending) <= alternativeMaxPods {
+		// The limits left pods: the plan placing those first, smallest
+		// first, then the rest largest first, may fit more of them in
+		// what the limits allow than either fill plan (seed 28115: one
+		// node within a memory limit, 28 pods where largest first placed
+		// 25 and smallest first lost a large pod's 12 followers).
+		first := own.cfg
+		first.first = judge.unplacedNames()
+		more = append(more, first)
+	}
+	if reorder && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
 		more = append(more, first)
