@@ -5,7 +5,11 @@ import (
 	"math"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/nodeplan/nodeplan/binpack"
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
 )
 
 // The lower bound on the price of any valid plan for the pods this plan puts
@@ -338,4 +342,36 @@ func paretoPairs(pairs []boundPair) []boundPair {
 		}
 	}
 	return out
+}
+
+// PriceLowerBound returns the bound above (what Solve reports as
+// Summary.PriceLowerBound) for the pending pods that res places on new
+// NodeClaims: for a Result changed after Solve, such as verify.Solve's
+// plan with the pods kube-scheduler would leave pending taken off it (a
+// bound for more pods is no bound for fewer). pods, nodePools, catalog and
+// opts are the input res was solved from.
+func PriceLowerBound(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res Result, opts ...Option) (float64, error) {
+	cfg, err := resolveFor(catalog, opts)
+	if err != nil {
+		return 0, err
+	}
+	cfg.shared = newExistingShare(cfg.memo)
+	s, err := newSolver(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return 0, err
+	}
+	onClaim := map[string]bool{}
+	for _, nc := range res.NodeClaims {
+		for _, p := range nc.Pods {
+			onClaim[p] = true
+		}
+	}
+	counted := &claim{} // the bound reads only that a pod is on a live claim
+	for _, pp := range s.pending {
+		pp.claim, pp.node = nil, nil
+		if onClaim[pp.name] {
+			pp.claim = counted
+		}
+	}
+	return roundPrice(s.lowerBound()), nil
 }

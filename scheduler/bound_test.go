@@ -350,6 +350,29 @@ func checkBound(t *testing.T, in boundInput) boundStat {
 	slices.Sort(placed)
 	opt, blocks := cheapestPartition(placed, cost)
 
+	// The seam for a plan changed after Solve (scheduler.PriceLowerBound):
+	// Solve's own bound for Solve's plan, and for the plan with its last
+	// NodeClaims taken off a bound no valid plan for the pods left beats.
+	seam, err := scheduler.PriceLowerBound(in.pods, in.pools, in.cat, res)
+	require.NoError(t, err)
+	require.Equal(t, res.Summary.PriceLowerBound, seam)
+	if len(res.NodeClaims) > 1 {
+		part := res
+		part.NodeClaims = res.NodeClaims[:len(res.NodeClaims)/2]
+		var left []int
+		for _, nc := range part.NodeClaims {
+			for _, name := range nc.Pods {
+				left = append(left, index[name])
+			}
+		}
+		slices.Sort(left)
+		leftOpt, _ := cheapestPartition(left, cost)
+		lb, err := scheduler.PriceLowerBound(in.pods, in.pools, in.cat, part)
+		require.NoError(t, err)
+		require.Positive(t, lb)
+		require.LessOrEqual(t, lb, leftOpt+boundEps, "the bound for the pods left beats their cheapest plan")
+	}
+
 	describe := func() string {
 		return describeBound(in, res, cands, cost, which, blocks, opt)
 	}

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"errors"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/kube"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
@@ -51,10 +54,11 @@ const solveCheckMaxPods = 20000
 // unplaced with the violation as their reason (code as Plan names it):
 // first one pod per violation message (the last in kube-scheduler's queue
 // order: a domain one pod too full names every pod in it), then every pod
-// named, until the plan passes, at most solveRepairs times. A plan that
-// still fails then, or whose violations name no pending pod, is returned
-// as the first solve made it, and Plan's error is not returned: the caller
-// may run Plan to see it. Inputs of more than solveCheckMaxPods pending pods
+// named, until the plan passes, at most solveRepairs times. When none of
+// that passes, the first plan is returned with the pods Plan's violations
+// name taken off it (trimmed), when that passes; else as the first solve
+// made it, and Plan's error is not returned: the caller may run Plan to see
+// it. Inputs of more than solveCheckMaxPods pending pods
 // are not checked.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...scheduler.Option) (scheduler.Result, error) {
 	first, err := scheduler.Solve(pods, nodePools, catalog, opts...)
@@ -93,7 +97,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			errors.As(err, &verr)
 		}
 		if verr == nil || i == solveRepairs {
-			return first, nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
 		}
 		last := map[string]Violation{} // per message, the pod last in queue order
 		added := false
@@ -114,7 +118,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			excluded[v.Pod], added = v, true
 		}
 		if !added {
-			return first, nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
 		}
 		kept := slices.DeleteFunc(slices.Clone(pods), func(p *corev1.Pod) bool {
 			_, out := excluded[p.Namespace+"/"+p.Name]
@@ -122,11 +126,11 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		})
 		next, err := scheduler.Solve(kept, nodePools, catalog, opts...)
 		if err != nil {
-			return first, nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
 		}
 		res = withExcluded(next, excluded)
 	}
-	return first, nil
+	return trimmed(pods, pending, nodePools, catalog, first, opts), nil
 }
 
 // mended returns res when it passes Plan, or res with alike pods exchanged
@@ -237,4 +241,126 @@ func withExcluded(res scheduler.Result, excluded map[string]Violation) scheduler
 // queueBefore reports whether a comes before b in kube-scheduler's queue.
 func queueBefore(a, b *corev1.Pod) bool {
 	return kube.QueueOrder(a, b, a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) < 0
+}
+
+// trimRounds bounds the rounds of trimmed.
+const trimRounds = 4
+
+// trimmed returns res with the pending pods Plan's violations name taken
+// off their NodeClaims and nodes and reported unplaced with the violation
+// (the last resort of Solve: a pod kube-scheduler would leave pending on
+// its planned node is worse than one unplaced with a reason), when the plan
+// so trimmed passes Plan; taking pods off may leave another's counts short,
+// so it runs a few rounds. A NodeClaim left without pods is dropped, the
+// others keep their offering (their pods still fit) with their requests
+// lowered, and the lower bound is computed again for the pods left. When
+// res passes, or the trimmed plan does not, res is returned.
+func trimmed(pods []*corev1.Pod, pending map[string]*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
+	cur := res
+	off := map[string]Violation{}
+	for range trimRounds {
+		err := Plan(pods, nodePools, catalog, cur, opts...)
+		if err == nil {
+			if len(off) == 0 {
+				return res
+			}
+			lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, cur, opts...)
+			if err != nil {
+				return res
+			}
+			cur.Summary.PriceLowerBound = lb
+			return cur
+		}
+		var verr *Error
+		if !errors.As(err, &verr) {
+			return res
+		}
+		placed := map[string]bool{}
+		for _, nc := range cur.NodeClaims {
+			for _, p := range nc.Pods {
+				placed[p] = true
+			}
+		}
+		for _, e := range cur.ExistingNodes {
+			for _, p := range e.Pods {
+				placed[p] = true
+			}
+		}
+		drop := map[string]Violation{}
+		for _, v := range verr.Violations {
+			if _, ok := pending[v.Pod]; !ok || !placed[v.Pod] {
+				continue
+			}
+			if _, seen := off[v.Pod]; !seen {
+				if _, dup := drop[v.Pod]; !dup {
+					drop[v.Pod] = v
+				}
+			}
+		}
+		if len(drop) == 0 {
+			return res
+		}
+		cur = without(cur, drop, pending)
+		maps.Copy(off, drop)
+	}
+	return res
+}
+
+// without returns res with the pods of drop taken off (see trimmed), each
+// a pod error with its violation.
+func without(res scheduler.Result, drop map[string]Violation, pending map[string]*corev1.Pod) scheduler.Result {
+	keep := func(names []string) []string {
+		return slices.DeleteFunc(slices.Clone(names), func(n string) bool { _, out := drop[n]; return out })
+	}
+	out := res
+	out.NodeClaims = nil
+	out.Summary.PricePerHour = 0
+	for _, nc := range res.NodeClaims {
+		left := keep(nc.Pods)
+		if len(left) == 0 {
+			continue
+		}
+		if len(left) < len(nc.Pods) {
+			reqs := nc.Requests.DeepCopy()
+			for _, n := range nc.Pods {
+				if _, out := drop[n]; !out {
+					continue
+				}
+				for name, q := range podrequests.OfPod(pending[n]) {
+					if r, ok := reqs[name]; ok {
+						r.Sub(q)
+						reqs[name] = r
+					}
+				}
+			}
+			nc.Pods, nc.Requests = left, reqs
+		}
+		out.NodeClaims = append(out.NodeClaims, nc)
+		out.Summary.PricePerHour += nc.Price
+	}
+	out.Summary.PricePerHour = math.Round(out.Summary.PricePerHour*1e9) / 1e9
+	out.Summary.NodeClaims = len(out.NodeClaims)
+	out.ExistingNodes = nil
+	for _, e := range res.ExistingNodes {
+		if e.Pods = keep(e.Pods); len(e.Pods) > 0 {
+			out.ExistingNodes = append(out.ExistingNodes, e)
+		}
+	}
+	if out.ExistingNodes == nil {
+		out.ExistingNodes = []scheduler.NodePlacement{}
+	}
+	out.Relaxations = slices.DeleteFunc(slices.Clone(res.Relaxations), func(r scheduler.Relaxation) bool { _, gone := drop[r.Pod]; return gone })
+	out.PodErrors = slices.Clone(res.PodErrors)
+	for _, pod := range slices.Sorted(maps.Keys(drop)) {
+		v := drop[pod]
+		out.PodErrors = append(out.PodErrors, scheduler.PodError{
+			Pod:     pod,
+			Code:    v.Code,
+			Reason:  "planned, kube-scheduler would leave it pending there, so left out: " + v.Message,
+			Details: []scheduler.Cause{{Code: v.Code, NodePool: v.NodePool, Node: v.Node, Message: v.Message}},
+		})
+	}
+	slices.SortFunc(out.PodErrors, func(a, b scheduler.PodError) int { return strings.Compare(a.Pod, b.Pod) })
+	out.Summary.Scheduled -= len(drop)
+	return out
 }
