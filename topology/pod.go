@@ -710,7 +710,7 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		}
 		out, okOut := excludeAll(cl, alts, price, exactForms)
 		alt, okIn := t.enterable(reqs, alts, price)
-		if !okOut && okIn && rank != nil {
+		if !okOut && okIn && rank != nil && slices.ContainsFunc(alts, inexactOut) {
 			// No exact complement keeps the claim out: it enters, unless
 			// another form keeps it out for no more (seed 28054: every
 			// lone pod of a counted class entered a filter on integer >
@@ -847,6 +847,21 @@ func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...req
 		return nil, false
 	}
 	return out, true
+}
+
+// inexactOut reports whether alt has a requirement keepOut may leave by a
+// form excludeAll's exact forms lack: a bound, or NotIn on a key every
+// node carries.
+func inexactOut(alt requirements.Requirements) bool {
+	for r := range alt.All() {
+		if _, hasLo, _, hasHi := r.Bounds(); hasLo || hasHi {
+			return true
+		}
+		if !r.IsFinite() && len(r.Values()) > 0 && alwaysLabelled(r.Key()) {
+			return true
+		}
+	}
+	return false
 }
 
 // leavesNotIn returns In the values the claim's types and offerings leave
