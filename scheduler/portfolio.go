@@ -265,6 +265,10 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	if err != nil {
 		return nil, err
 	}
+	s, err = s.orLimitsFirst(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
 	s.ejectLast()
 	s.swapLast()
 	s.shiftLast()
@@ -405,18 +409,7 @@ func (c config) whenLeft(judge, own *solver) []config {
 		unfollow.unfollowRepelled = true
 		more = append(more, unfollow)
 	}
-	reorder := judge.reorderMayHelp()
-	if !reorder && judge.limitsLeftPods() && len(judge.pending) <= alternativeMaxPods {
-		// The limits left pods: the plan placing those first, smallest
-		// first, then the rest largest first, may fit more of them in
-		// what the limits allow than either fill plan (seed 28115: one
-		// node within a memory limit, 28 pods where largest first placed
-		// 25 and smallest first lost a large pod's 12 followers).
-		first := own.cfg
-		first.first = judge.unplacedNames()
-		more = append(more, first)
-	}
-	if reorder && len(judge.pending) <= alternativeMaxPods {
+	if judge.reorderMayHelp() && len(judge.pending) <= alternativeMaxPods {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
 		more = append(more, first)

@@ -90,3 +90,21 @@ func unguarded(cfg config, plan func(config) (*solver, bool, error)) (*solver, e
 	}
 	return other, nil
 }
+
+// orLimitsFirst returns the plan that places first, smallest first, the
+// pods s leaves unplaced, and then the rest largest first, when s leaves
+// pods where NodePool limits bind and that plan, closed, places more; else
+// s. Largest first may fill what the limits allow with large pods, and
+// the plans for bounded NodePools (smallest first) may leave a large pod,
+// and the followers its hostname affinity brings, no room (seed 28115: 25
+// and 18 pods of 61 where this plan places 30, Karpenter 28). It is made
+// last, from the finished plan, so that it only ever adds: as one more
+// plan among the alternatives it steered the replans after them (26177).
+func (s *solver) orLimitsFirst(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if cfg.first != nil || len(s.pending) > alternativeMaxPods || s.placed() == len(s.pending) || !s.limitsLeftPods() || s.reorderMayHelp() {
+		return s, nil
+	}
+	alt := cfg
+	alt.first = s.unplacedNames()
+	return s.orClosedReplan(pods, nodePools, catalog, alt)
+}
