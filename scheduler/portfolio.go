@@ -265,10 +265,6 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	if err != nil {
 		return nil, err
 	}
-	s, err = s.orLimitsFirst(pods, nodePools, catalog, cfg)
-	if err != nil {
-		return nil, err
-	}
 	s.ejectLast()
 	s.swapLast()
 	s.shiftLast()

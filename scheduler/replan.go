@@ -98,8 +98,10 @@ func unguarded(cfg config, plan func(config) (*solver, bool, error)) (*solver, e
 // the plans for bounded NodePools (smallest first) may leave a large pod,
 // and the followers its hostname affinity brings, no room (seed 28115: 25
 // and 18 pods of 61 where this plan places 30, Karpenter 28). It is made
-// last, from the finished plan, so that it only ever adds: as one more
-// plan among the alternatives it steered the replans after them (26177).
+// last, from the plan Solve keeps, and kept only when it places more as
+// both launch, so that it only ever adds: as one more plan among the
+// alternatives, or made as each policy's plan finished, it steered the
+// choices after it (26177, 23090).
 // Consolidation's simulations (WithoutRelaxations) do without it, as they
 // do without the plan in Karpenter's order: it changed none of their
 // answers on the generated clusters and cost a third more CPU.
@@ -109,5 +111,14 @@ func (s *solver) orLimitsFirst(pods []*corev1.Pod, nodePools []nodepool.NodePool
 	}
 	alt := cfg
 	alt.first = s.unplacedNames()
-	return s.orClosedReplan(pods, nodePools, catalog, alt)
+	v, err := newSolver(pods, nodePools, catalog, alt)
+	if err != nil {
+		return nil, err
+	}
+	v.plan()
+	v.closePlan()
+	if v.finalPlaced() > s.finalPlaced() {
+		return v, nil
+	}
+	return s, nil
 }

@@ -106,6 +106,9 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	if err != nil {
 		return Result{}, err
 	}
+	if s, err = s.orLimitsFirst(pods, nodePools, catalog, s.cfg); err != nil {
+		return Result{}, err
+	}
 	// 3. NodeClaims, existing-node placements, reasons, the lower bound.
 	res := s.result()
 	// 4. What preferences cost, when asked: the same input planned with
