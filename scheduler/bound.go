@@ -368,7 +368,6 @@ func PriceLowerBound(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog 
 	}
 	counted := &claim{} // the bound reads only that a pod is on a live claim
 	for _, pp := range s.pending {
-		pp.claim, pp.node = nil, nil
 		if onClaim[pp.name] {
 			pp.claim = counted
 		}

@@ -341,13 +341,17 @@ func checkBound(t *testing.T, in boundInput) boundStat {
 	}
 	cands := boundCandidates(t, in)
 	cost, which := blockCosts(t, in.pods, cands)
-	var placed []int
-	for _, nc := range res.NodeClaims {
-		for _, name := range nc.Pods {
-			placed = append(placed, index[name])
+	indices := func(claims []scheduler.NodeClaim) []int { // of the claims' pods, sorted
+		var out []int
+		for _, nc := range claims {
+			for _, name := range nc.Pods {
+				out = append(out, index[name])
+			}
 		}
+		slices.Sort(out)
+		return out
 	}
-	slices.Sort(placed)
+	placed := indices(res.NodeClaims)
 	opt, blocks := cheapestPartition(placed, cost)
 
 	// The seam for a plan changed after Solve (scheduler.PriceLowerBound):
@@ -359,14 +363,7 @@ func checkBound(t *testing.T, in boundInput) boundStat {
 	if len(res.NodeClaims) > 1 {
 		part := res
 		part.NodeClaims = res.NodeClaims[:len(res.NodeClaims)/2]
-		var left []int
-		for _, nc := range part.NodeClaims {
-			for _, name := range nc.Pods {
-				left = append(left, index[name])
-			}
-		}
-		slices.Sort(left)
-		leftOpt, _ := cheapestPartition(left, cost)
+		leftOpt, _ := cheapestPartition(indices(part.NodeClaims), cost)
 		lb, err := scheduler.PriceLowerBound(in.pods, in.pools, in.cat, part)
 		require.NoError(t, err)
 		require.Positive(t, lb)

@@ -105,7 +105,8 @@ func unguarded(cfg config, plan func(config) (*solver, bool, error)) (*solver, e
 // Consolidation's simulations (WithoutRelaxations) do without it, as they
 // do without the plan in Karpenter's order: it changed none of their
 // answers on the generated clusters and cost a third more CPU.
-func (s *solver) orLimitsFirst(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+func (s *solver) orLimitsFirst(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog) (*solver, error) {
+	cfg := s.cfg
 	if cfg.first != nil || cfg.noRelaxations || len(s.pending) > alternativeMaxPods || s.placed() == len(s.pending) || !s.limitsLeftPods() || s.reorderMayHelp() {
 		return s, nil
 	}

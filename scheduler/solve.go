@@ -106,7 +106,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	if err != nil {
 		return Result{}, err
 	}
-	if s, err = s.orLimitsFirst(pods, nodePools, catalog, s.cfg); err != nil {
+	if s, err = s.orLimitsFirst(pods, nodePools, catalog); err != nil {
 		return Result{}, err
 	}
 	// 3. NodeClaims, existing-node placements, reasons, the lower bound.

@@ -710,19 +710,23 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		}
 		out, okOut := excludeAll(cl, alts, price, exactForms)
 		alt, okIn := t.enterable(reqs, alts, price)
-		if !okOut && okIn && rank != nil && slices.ContainsFunc(alts, inexactOut) {
-			// No exact complement keeps the claim out: it enters, unless
-			// another form keeps it out for no more (seed 28054: every
-			// lone pod of a counted class entered a filter on integer >
-			// 175, $55/h, where a type at $0.94/h held it out of it).
-			if o, ok := keepOut(cl, alts, price); ok && price(o...) <= price(slices.Collect(alt.All())...)+priceTie {
-				out, okOut = o, true
+		if okIn && rank != nil && (okOut || slices.ContainsFunc(alts, inexactOut)) {
+			in := price(slices.Collect(alt.All())...)
+			switch {
+			case !okOut:
+				// No exact complement keeps the claim out: it enters,
+				// unless another form keeps it out for no more (seed
+				// 28054: every lone pod of a counted class entered a
+				// filter on integer > 175, $55/h, where a type at
+				// $0.94/h held it out of it).
+				if o, pr, ok := keepOut(cl, alts, price); ok && pr <= in+priceTie {
+					out, okOut = o, true
+				}
+			case price(out...) > in+priceTie:
+				// Entering costs less (EnterFilterWhenCheaper).
+				t.enterSeen = true
+				okOut = !t.enterCheaper
 			}
-		}
-		if okOut && okIn && rank != nil && price(out...) > price(slices.Collect(alt.All())...)+priceTie {
-			// Entering costs less (EnterFilterWhenCheaper).
-			t.enterSeen = true
-			okOut = !t.enterCheaper
 		}
 		if okOut {
 			pins = append(pins, out...)
@@ -821,8 +825,9 @@ func (c claimLabels) cannotMeet(alt requirements.Requirements) (requirements.Req
 // (arch NotIn amd64 with amd64 types only), is left by In those values, at
 // no cost; the others by their exact complement or one side of a bound
 // (boundForms: integer Gt 175 is left by Lte 175). It fails when some
-// alternative has neither, or no type the pod fits is left.
-func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64) ([]requirements.Requirement, bool) {
+// alternative has neither, or no type the pod fits is left; else it also
+// returns the claim's price under them.
+func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...requirements.Requirement) float64) ([]requirements.Requirement, float64, bool) {
 	var out []requirements.Requirement
 	var rest []requirements.Requirements
 	for _, alt := range alts {
@@ -834,19 +839,20 @@ func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...req
 	}
 	base := claimLabels{reqs: cl.reqs.Add(out...), doms: cl.doms}
 	if _, empty := base.reqs.Empty(); empty {
-		return nil, false
+		return nil, 0, false
 	}
 	more, ok := excludeAll(base, rest, func(extra ...requirements.Requirement) float64 {
 		return price(append(slices.Clip(out), extra...)...)
 	}, boundForms)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	out = append(out, more...)
-	if math.IsInf(price(out...), 1) {
-		return nil, false
+	pr := price(out...)
+	if math.IsInf(pr, 1) {
+		return nil, 0, false
 	}
-	return out, true
+	return out, pr, true
 }
 
 // inexactOut reports whether alt has a requirement keepOut may leave by a
@@ -854,21 +860,24 @@ func keepOut(cl claimLabels, alts []requirements.Requirements, price func(...req
 // node carries.
 func inexactOut(alt requirements.Requirements) bool {
 	for r := range alt.All() {
-		if _, hasLo, _, hasHi := r.Bounds(); hasLo || hasHi {
-			return true
-		}
-		if !r.IsFinite() && len(r.Values()) > 0 && alwaysLabelled(r.Key()) {
+		if _, hasLo, _, hasHi := r.Bounds(); hasLo || hasHi || notInLabelled(r) {
 			return true
 		}
 	}
 	return false
 }
 
+// notInLabelled reports whether r is NotIn some values on a key every node
+// carries.
+func notInLabelled(r requirements.Requirement) bool {
+	return !r.IsFinite() && len(r.Values()) > 0 && alwaysLabelled(r.Key())
+}
+
 // leavesNotIn returns In the values the claim's types and offerings leave
 // for a key every node carries, when alt asks NotIn of all of them there.
 func (c claimLabels) leavesNotIn(alt requirements.Requirements) (requirements.Requirement, bool) {
 	for r := range alt.All() {
-		if r.IsFinite() || len(r.Values()) == 0 || !alwaysLabelled(r.Key()) {
+		if !notInLabelled(r) {
 			continue
 		}
 		if vs, ok := c.values(r.Key()); ok && len(vs) > 0 && !slices.ContainsFunc(vs, func(v string) bool { return r.Matches(v, true) }) {

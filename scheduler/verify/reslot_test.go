@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
@@ -20,29 +21,11 @@ import (
 // finds an exchange of the alike replicas that binds them all, and the
 // plan it returns differs only in the names on each NodeClaim.
 func TestReslotBindsEveryReachableOrder(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/reslot/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/reslot/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
-	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	require.NoError(t, Plan(in.Pods, in.NodePools, cat, res, opts...))
-	require.Len(t, res.NodeClaims, 7)
-	var names []string
-	for _, nc := range res.NodeClaims {
-		require.Len(t, nc.Pods, 1)
-		names = append(names, nc.Pods[0])
-	}
-	slices.Sort(names)
-
+	c := loadReslot(t)
+	in, cat, opts := c.in, c.cat, c.opts
 	checked := 0
-	for perm := slices.Clone(names); checked < 40; {
-		plan := res
-		plan.NodeClaims = slices.Clone(res.NodeClaims)
-		for i := range plan.NodeClaims {
-			plan.NodeClaims[i].Pods = []string{perm[i]}
-		}
+	for perm := slices.Clone(c.names); checked < 40; {
+		plan := c.handedOut(perm)
 		err := Plan(in.Pods, in.NodePools, cat, plan, opts...)
 		var verr *Error
 		if errors.As(err, &verr) {
@@ -65,6 +48,47 @@ func TestReslotBindsEveryReachableOrder(t *testing.T) {
 		}
 	}
 	require.Equal(t, 40, checked, "plans that bind only once exchanged")
+}
+
+// reslotCase is testdata/verify/reslot solved: seven replicas spread over
+// zone and capacity type, one per NodeClaim, and their names sorted.
+type reslotCase struct {
+	in    manifest.Input
+	cat   instancetypes.Catalog
+	opts  []scheduler.Option
+	res   scheduler.Result
+	names []string
+}
+
+func loadReslot(t *testing.T) reslotCase {
+	t.Helper()
+	in, err := manifest.Load("../../testdata/verify/reslot/manifests.yaml")
+	require.NoError(t, err)
+	cat, err := manifest.LoadCatalog("../../testdata/verify/reslot/catalog.json")
+	require.NoError(t, err)
+	opts := in.Options()
+	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	require.NoError(t, Plan(in.Pods, in.NodePools, cat, res, opts...))
+	require.Len(t, res.NodeClaims, 7)
+	var names []string
+	for _, nc := range res.NodeClaims {
+		require.Len(t, nc.Pods, 1)
+		names = append(names, nc.Pods[0])
+	}
+	slices.Sort(names)
+	return reslotCase{in: in, cat: cat, opts: opts, res: res, names: names}
+}
+
+// handedOut is the solved plan with its NodeClaims given the pods of perm,
+// one each, in order.
+func (c reslotCase) handedOut(perm []string) scheduler.Result {
+	plan := c.res
+	plan.NodeClaims = slices.Clone(c.res.NodeClaims)
+	for i := range plan.NodeClaims {
+		plan.NodeClaims[i].Pods = []string{perm[i]}
+	}
+	return plan
 }
 
 // nextPerm rearranges p into its next permutation in lexical order, and

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"errors"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -65,12 +64,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	if err != nil {
 		return first, err
 	}
-	pending := map[string]*corev1.Pod{}
-	for _, p := range pods {
-		if p.Spec.NodeName == "" {
-			pending[p.Namespace+"/"+p.Name] = p
-		}
-	}
+	pending := pendingPods(pods)
 	if len(pending) > solveCheckMaxPods {
 		return first, nil
 	}
@@ -226,16 +220,32 @@ func sharedWeight(nodePools []nodepool.NodePool) bool {
 // with the others, and counts them among its pods.
 func withExcluded(res scheduler.Result, excluded map[string]Violation) scheduler.Result {
 	for pod, v := range excluded {
-		res.PodErrors = append(res.PodErrors, scheduler.PodError{
-			Pod:     pod,
-			Code:    v.Code,
-			Reason:  "planned, kube-scheduler would leave it pending there, so left out: " + v.Message,
-			Details: []scheduler.Cause{{Code: v.Code, NodePool: v.NodePool, Node: v.Node, Message: v.Message}},
-		})
+		res.PodErrors = append(res.PodErrors, leftOut(pod, v))
 	}
 	slices.SortFunc(res.PodErrors, func(a, b scheduler.PodError) int { return strings.Compare(a.Pod, b.Pod) })
 	res.Summary.Pods += len(excluded)
 	return res
+}
+
+// pendingPods maps the pending pods of pods by namespace/name.
+func pendingPods(pods []*corev1.Pod) map[string]*corev1.Pod {
+	out := map[string]*corev1.Pod{}
+	for _, p := range pods {
+		if p.Spec.NodeName == "" {
+			out[p.Namespace+"/"+p.Name] = p
+		}
+	}
+	return out
+}
+
+// leftOut is the pod error of a planned pod left out for violation v.
+func leftOut(pod string, v Violation) scheduler.PodError {
+	return scheduler.PodError{
+		Pod:     pod,
+		Code:    v.Code,
+		Reason:  "planned, kube-scheduler would leave it pending there, so left out: " + v.Message,
+		Details: []scheduler.Cause{{Code: v.Code, NodePool: v.NodePool, Node: v.Node, Message: v.Message}},
+	}
 }
 
 // queueBefore reports whether a comes before b in kube-scheduler's queue.
@@ -256,12 +266,11 @@ const trimRounds = 4
 // lowered, and the lower bound is computed again for the pods left. When
 // res passes, or the trimmed plan does not, res is returned.
 func trimmed(pods []*corev1.Pod, pending map[string]*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
-	cur := res
-	off := map[string]Violation{}
+	cur, trimmedAny := res, false
 	for range trimRounds {
 		err := Plan(pods, nodePools, catalog, cur, opts...)
 		if err == nil {
-			if len(off) == 0 {
+			if !trimmedAny {
 				return res
 			}
 			lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, cur, opts...)
@@ -286,22 +295,16 @@ func trimmed(pods []*corev1.Pod, pending map[string]*corev1.Pod, nodePools []nod
 				placed[p] = true
 			}
 		}
-		drop := map[string]Violation{}
+		drop := map[string]Violation{} // a pod taken off earlier is placed no more
 		for _, v := range verr.Violations {
-			if _, ok := pending[v.Pod]; !ok || !placed[v.Pod] {
-				continue
-			}
-			if _, seen := off[v.Pod]; !seen {
-				if _, dup := drop[v.Pod]; !dup {
-					drop[v.Pod] = v
-				}
+			if _, dup := drop[v.Pod]; !dup && placed[v.Pod] && pending[v.Pod] != nil {
+				drop[v.Pod] = v
 			}
 		}
 		if len(drop) == 0 {
 			return res
 		}
-		cur = without(cur, drop, pending)
-		maps.Copy(off, drop)
+		cur, trimmedAny = without(cur, drop, pending), true
 	}
 	return res
 }
@@ -351,14 +354,8 @@ func without(res scheduler.Result, drop map[string]Violation, pending map[string
 	}
 	out.Relaxations = slices.DeleteFunc(slices.Clone(res.Relaxations), func(r scheduler.Relaxation) bool { _, gone := drop[r.Pod]; return gone })
 	out.PodErrors = slices.Clone(res.PodErrors)
-	for _, pod := range slices.Sorted(maps.Keys(drop)) {
-		v := drop[pod]
-		out.PodErrors = append(out.PodErrors, scheduler.PodError{
-			Pod:     pod,
-			Code:    v.Code,
-			Reason:  "planned, kube-scheduler would leave it pending there, so left out: " + v.Message,
-			Details: []scheduler.Cause{{Code: v.Code, NodePool: v.NodePool, Node: v.Node, Message: v.Message}},
-		})
+	for pod, v := range drop {
+		out.PodErrors = append(out.PodErrors, leftOut(pod, v))
 	}
 	slices.SortFunc(out.PodErrors, func(a, b scheduler.PodError) int { return strings.Compare(a.Pod, b.Pod) })
 	out.Summary.Scheduled -= len(drop)

@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/scheduler"
-	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
 
 // TestTrimmedLeavesOutWhatWouldNotBind: Solve's last resort. The seven
@@ -22,33 +20,20 @@ import (
 // adds up, and the lower bound is the one the solver gives for the pods
 // left (scheduler.PriceLowerBound), no more than the price.
 func TestTrimmedLeavesOutWhatWouldNotBind(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/reslot/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/reslot/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
-	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
+	c := loadReslot(t)
+	in, cat, opts, res := c.in, c.cat, c.opts, c.res
+	pending := pendingPods(in.Pods)
 	lb, err := scheduler.PriceLowerBound(in.Pods, in.NodePools, cat, res, opts...)
 	require.NoError(t, err)
 	require.Equal(t, res.Summary.PriceLowerBound, lb, "the seam gives Solve's own bound for Solve's plan")
-	require.Equal(t, res, trimmed(in.Pods, pendingOf(in), in.NodePools, cat, res, opts), "a plan that passes is returned as it is")
+	require.Equal(t, res, trimmed(in.Pods, pending, in.NodePools, cat, res, opts), "a plan that passes is returned as it is")
 
-	var names []string
-	for _, nc := range res.NodeClaims {
-		names = append(names, nc.Pods[0])
-	}
-	slices.Sort(names)
 	trims := 0
-	for perm := slices.Clone(names); trims < 12; {
-		plan := res
-		plan.NodeClaims = slices.Clone(res.NodeClaims)
-		for i := range plan.NodeClaims {
-			plan.NodeClaims[i].Pods = []string{perm[i]}
-		}
+	for perm := slices.Clone(c.names); trims < 12; {
+		plan := c.handedOut(perm)
 		var verr *Error
 		if errors.As(Plan(in.Pods, in.NodePools, cat, plan, opts...), &verr) {
-			got := trimmed(in.Pods, pendingOf(in), in.NodePools, cat, plan, opts)
+			got := trimmed(in.Pods, pending, in.NodePools, cat, plan, opts)
 			require.NoError(t, Plan(in.Pods, in.NodePools, cat, got, opts...), "%v", perm)
 			require.Less(t, got.Summary.Scheduled, plan.Summary.Scheduled, "%v", perm)
 			require.Equal(t, plan.Summary.Pods, got.Summary.Pods)
@@ -76,14 +61,4 @@ func TestTrimmedLeavesOutWhatWouldNotBind(t *testing.T) {
 		}
 	}
 	require.Equal(t, 12, trims, "orders that leave pods pending")
-}
-
-func pendingOf(in manifest.Input) map[string]*corev1.Pod {
-	out := map[string]*corev1.Pod{}
-	for _, p := range in.Pods {
-		if p.Spec.NodeName == "" {
-			out[p.Namespace+"/"+p.Name] = p
-		}
-	}
-	return out
 }
