@@ -34,8 +34,12 @@ import (
 // defeated, only moved to domains the plan has anyway). The first pass
 // runs alone first so that the plan it makes is never lost to a greedy
 // step of the second, whose work is bounded by the pods (emptyWideWork). A
-// pod that follows others (required pod affinity) or that others follow on
-// hostname is never moved.
+// claim holding a pod that follows others (required pod affinity) is never
+// emptied. A pod that others follow on hostname may go with its claim: a
+// follower on the claim keeps the claim as it is, and the followers on
+// other nodes have targets of their own there (31697: an agent alone on a
+// GPU node kept the node because a trainer sat beside another agent). The
+// check of every placed pod's topology after the moves stands behind both.
 
 // emptyWideWork bounds the work of the second pass: each claim it tries
 // checks every placed pod's topology again, so it tries at most
@@ -171,17 +175,17 @@ func (s *solver) undoEmpty(et *emptyTry) {
 }
 
 // ownsTopology reports whether a pod has topology rules of its own (in the
-// second pass: follows others, by required pod affinity), or others follow
-// it on hostname (see above).
+// second pass: follows others, by required pod affinity or any affinity on
+// hostname), which keeps its claim from being emptied (see above).
 func ownsTopology(q *pending, wide bool) bool {
 	t := q.cls.topo
 	if t == nil {
 		return false
 	}
 	if wide {
-		return t.FollowsPods() || !t.Movable()
+		return t.FollowsPods() || t.FollowsOnHostname()
 	}
-	return len(t.Terms) > 0 || !t.Movable()
+	return len(t.Terms) > 0
 }
 
 // spreadReach is how far the spreads of the given pods' classes reach

@@ -1602,10 +1602,8 @@ func domainList(ks *keyState, ds []int32) string {
 // own or of others: it owns no hostname affinity, and no affinity group
 // counts it on hostname (a pod that others follow stays put).
 func (p *Pod) Movable() bool {
-	for _, t := range p.Terms {
-		if t.Kind == Affinity && t.Key == requirements.LabelHostname {
-			return false
-		}
+	if p.FollowsOnHostname() {
+		return false
 	}
 	for _, g := range p.matched {
 		if g.kind == Affinity && g.ks.key == requirements.LabelHostname {
@@ -1613,6 +1611,12 @@ func (p *Pod) Movable() bool {
 		}
 	}
 	return true
+}
+
+// FollowsOnHostname reports whether the pod owns a pod affinity term on
+// hostname: it may only be where the pods it selects are.
+func (p *Pod) FollowsOnHostname() bool {
+	return slices.ContainsFunc(p.Terms, func(t Term) bool { return t.Kind == Affinity && t.Key == requirements.LabelHostname })
 }
 
 // Stranded reports whether the pod, recorded on h, holds a domain of a
