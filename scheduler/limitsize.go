@@ -261,3 +261,84 @@ func fitsDims(need, room binpack.Vec, dims []int) bool {
 	}
 	return true
 }
+
+// limitSpends is, per class, the least share of a bounded NodePool's
+// remaining limits one of its pods spends (limitSpend), for the classes
+// some bounded NodePool takes; the others spend nothing.
+func (s *solver) limitSpends() map[*class]float64 {
+	out := make(map[*class]float64, len(s.classes))
+	for _, c := range s.classes {
+		least := math.Inf(1)
+		for _, p := range s.pools {
+			if p.bounded() && c.invalid == nil && s.poolTolerated(c, p, len(c.steps)) {
+				least = min(least, s.limitSpend(c, p))
+			}
+		}
+		if !math.IsInf(least, 1) {
+			out[c] = least
+		}
+	}
+	return out
+}
+
+// limitSpend is the least share of p's remaining limits one pod of c
+// spends, over the types of p that hold it within them: the pod's share of
+// the node (its largest request over the node's usable room, the pods
+// slot included, so that a pod heavy in memory spends the node's cpu as
+// well) times the node's share of the limits (its capacity in each limited
+// resource over what is left of it, one node over the nodes left). Pods
+// that spend least go first where the most should fit within the limits:
+// ordered by their requests in the limited resources alone, a pod asking
+// little cpu and most of a node's memory takes a node's whole cpu each.
+// +Inf when no type holds one.
+func (s *solver) limitSpend(c *class, p *pool) float64 {
+	least := math.Inf(1)
+	var zero binpack.Vec
+	for alt := range c.alts {
+		a, ok := s.newAttempt(c, alt, len(c.steps), true)
+		if !ok {
+			continue
+		}
+		id := s.reqs.compat(p.reqID, a.reqID)
+		if id < 0 {
+			continue
+		}
+		info := s.reqs.info(id)
+		info.typeSet(s)
+		for _, t32 := range info.members {
+			t := int(t32)
+			u := p.usable[t]
+			capT := s.idx.Capacity(t)
+			if !c.requests.Fits(u) || !p.withinLimits(&capT, &zero) {
+				continue
+			}
+			frac := 0.0
+			for d, x := range c.requests {
+				if x > 0 && u[d] > 0 {
+					frac = max(frac, float64(x)/float64(u[d]))
+				}
+			}
+			node := 0.0
+			for _, d := range p.limitDims {
+				if p.remaining[d] > 0 {
+					node = max(node, float64(capT[d])/float64(p.remaining[d]))
+				}
+			}
+			if p.nodesLeft > 0 {
+				node = max(node, 1/float64(p.nodesLeft))
+			}
+			least = min(least, frac*node)
+		}
+	}
+	return least
+}
+
+// spendOf is what pp spends of the bounded NodePools' limits (limitSpends),
+// or its share of the limits by its requests (limitShare) when no bounded
+// NodePool takes it.
+func (s *solver) spendOf(pp *pending, w binpack.Vec) float64 {
+	if x, ok := s.spend[pp.cls]; ok {
+		return x
+	}
+	return limitShare(pp, w)
+}

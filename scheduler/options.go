@@ -142,6 +142,11 @@ type config struct {
 	// before new claims whatever they grow to; set only for the plan Solve
 	// makes when limits left pods unplaced.
 	fillBounded bool
+	// spendOrder queues pods by what they spend of the bounded NodePools'
+	// limits (limitSpends), the least first; set only, with fillBounded,
+	// for the plan Solve makes last when limits left pods unplaced
+	// (orLimitsFirst).
+	spendOrder bool
 	// packLargest opens new claims of NodePools with limits on their
 	// largest type within the limits, which the pods that follow fill, and
 	// refits every claim to its cheapest type once all are queued (the way

@@ -16,7 +16,9 @@ import (
 
 // solver is the state of one Solve. Nothing in it outlives the call.
 type solver struct {
-	cfg        config
+	cfg config
+	// spend is limitSpends, made for the queue of the spendOrder plan.
+	spend      map[*class]float64
 	schema     requirements.Schema
 	dims       binpack.Dims
 	idx        *binpack.Index
@@ -477,6 +479,9 @@ func (s *solver) run() {
 // beside its target is what it needs).
 func (s *solver) queue() []*pending {
 	sorted := slices.Clone(s.pending)
+	if s.cfg.spendOrder && s.spend == nil {
+		s.spend = s.limitSpends()
+	}
 	w := s.limitWeights()
 	if s.cfg.fillExisting {
 		w = s.existingWeights()
@@ -528,7 +533,13 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 	}
 	if s.cfg.fillBounded {
 		// Limits bind: the most pods fit smallest first, measured in
-		// the resources the limits count.
+		// what they spend of the limits (spendOrder), or in the
+		// resources the limits count.
+		if s.cfg.spendOrder {
+			if c := cmp.Compare(s.spendOf(a, w), s.spendOf(b, w)); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(limitShare(a, w), limitShare(b, w)); c != 0 {
 			return c
 		}
