@@ -124,9 +124,9 @@ func (s *solver) explain(pp *pending) *failure {
 // first check that refuses it (instance types, taints), else, per
 // requirement alternative of the pod, the first that refuses the
 // alternative (requirements, instance types, resources, limits, host
-// ports, reservations, topology, minValues); the last alternative's
-// refusal, or the first incompatibility when every alternative is
-// incompatible.
+// ports, reservations, topology, minValues); the refusal of the
+// alternative that came closest (closeness; of those, the last), or the
+// first incompatibility when every alternative is incompatible.
 func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 	if cause, refused := s.explainPoolWide(c, p, level); refused {
 		return cause
@@ -138,7 +138,7 @@ func (s *solver) explainPool(c *class, p *pool, level int) Cause {
 		if incompat != nil && firstIncompat == nil {
 			firstIncompat = incompat
 		}
-		if cause.Message != "" {
+		if cause.Message != "" && (last.Message == "" || closeness(cause.Code) >= closeness(last.Code)) {
 			last = cause
 		}
 	}
@@ -202,14 +202,21 @@ func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
 	if info.typeSet(s).IsEmpty() {
 		return s.explainNoTypes(p.tmpl.Name, p, podReqs), nil
 	}
+	var v *topology.Violation
+	if c.topo.Relevant() {
+		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
+		_, v = s.topo.Check(c.topo, a.active, &host, nil)
+	}
+	// A node of the NodePool without a topology key the pod's rules need
+	// refuses the pod whatever the types, the limits or the other pods do.
+	if v != nil && v.MissingLabel() {
+		return poolCause(p, topologyCode(v), v.Key, "", "", "%s", v.Message()), nil
+	}
 	if cause, refused := s.explainTypes(c, p, id); refused {
 		return cause, nil
 	}
-	if c.topo.Relevant() {
-		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: p.tmpl.Taints, Domains: info, Decided: &info.decided}
-		if _, v := s.topo.Check(c.topo, a.active, &host, nil); v != nil {
-			return poolCause(p, topologyCode(v), v.Key, "", "", "%s", v.Message()), nil
-		}
+	if v != nil {
+		return poolCause(p, topologyCode(v), v.Key, "", "", "%s", v.Message()), nil
 	}
 	var zero binpack.Vec
 	if t, _, _, fit := s.cheapestFit(c.ports, p, id, c.requests, &zero, 0, math.Inf(1), nil); fit && !s.chargeOK(p, id, c.requests, t, c.ports) {

@@ -520,6 +520,8 @@ type Violation struct {
 	skew, min int32
 	hasSkew   bool
 	existing  bool
+	// missing: the node lacks the term's key (MissingLabel).
+	missing bool
 	// owners renders the counts of the group's owners (the pods whose
 	// anti-affinity refuses this one), not of the pods it selects.
 	owners bool
@@ -545,6 +547,10 @@ func (v *Violation) Group() string {
 
 // Message renders the violation, e.g. "topology spread on
 // topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (global minimum 2);
+// MissingLabel reports whether the violation is a node without the term's
+// key: no node of the same labels ever meets it, whatever its pods.
+func (v *Violation) MissingLabel() bool { return v.missing }
+
 // domains us-east-1a=3 us-east-1b=2".
 func (v *Violation) Message() string {
 	if v.msg != "" {
@@ -1031,7 +1037,7 @@ func (t *Tracker) missingKey(p *Pod, active Active, key string) *Violation {
 			continue
 		}
 		if term.Kind != AntiAffinity {
-			return &Violation{Kind: term.Kind, Key: key, msg: fmt.Sprintf("%s: node has no %s label", term.g.describe(), key)}
+			return &Violation{Kind: term.Kind, Key: key, missing: true, msg: fmt.Sprintf("%s: node has no %s label", term.g.describe(), key)}
 		}
 	}
 	return nil
