@@ -21,7 +21,7 @@ import (
 // back. Inputs with reservations are left alone (a claim's price there
 // depends on the order claims launch in).
 //
-// Two passes. The first empties only claims whose pods own no topology
+// Three passes. The first empties only claims whose pods own no topology
 // rules (others' rules merely count them), each pod moving to a node with
 // room for it. The second also empties claims whose pods carry spread
 // constraints or anti-affinity (a spread's owner left alone on a claim in
@@ -35,14 +35,14 @@ import (
 // runs alone first so that the plan it makes is never lost to a greedy
 // step of the second, whose work is bounded by the pods (emptyWideWork). A
 // claim holding a pod that follows others (required pod affinity) is never
-// emptied. A pod that others follow on hostname may go with its claim: a
-// follower on the claim keeps the claim as it is, and the followers on
-// other nodes have targets of their own there (31697: an agent alone on a
-// GPU node kept the node because a trainer sat beside another agent). The
-// check of every placed pod's topology after the moves stands behind both.
+// emptied. In the first two, neither is one holding a pod that others
+// follow on hostname; the third (emptyPass) empties those too, like the
+// second: a follower on the claim keeps the claim as it is, and the
+// followers on other nodes have targets of their own there. The check of
+// every placed pod's topology after the moves stands behind all three.
 
-// emptyWideWork bounds the work of the second pass: each claim it tries
-// checks every placed pod's topology again, so it tries at most
+// emptyWideWork bounds the work of the second and third passes: each claim
+// they try checks every placed pod's topology again, so each tries at most
 // emptyWideWork / (pending pods) claims (all roomHosts up to 300 pods, 38
 // at 2,000).
 const emptyWideWork = roomHosts * 300
@@ -58,24 +58,40 @@ func (s *solver) emptyInPlan() {
 		return
 	}
 	defer reopen()
-	for _, wide := range []bool{false, true} {
+	for _, pass := range []emptyPass{{}, {wide: true}, {wide: true, followed: true}} {
 		budget, room := roomHosts, 0
-		if wide {
+		if pass.wide {
 			budget, room = min(roomHosts, emptyWideWork/len(s.pending)), roomHosts
 		}
 		for _, cl := range s.byPrice() {
 			if budget <= 0 {
 				break
 			}
-			if !cl.live() {
+			if !cl.live() || (pass.followed && !slices.ContainsFunc(cl.pods, followedOnly)) {
 				continue
 			}
 			budget--
-			if !s.emptyClaim(cl, pn, wide, &room) {
+			if !s.emptyClaim(cl, pn, pass, &room) {
 				return
 			}
 		}
 	}
+}
+
+// emptyPass is one pass of emptyInPlan: wide is the second pass (above);
+// followed, a third, empties the claims the first two kept only because
+// others follow one of their pods on hostname (31697: an agent alone on a
+// GPU node kept the node because a trainer sat beside another agent). It
+// comes last so that the plans the first two make stay as they were: made
+// within them it changed which claims they emptied, and the greedy moves
+// after them (eject.go, swap.go) ended dearer on a few plans.
+type emptyPass struct{ wide, followed bool }
+
+// followedOnly reports whether others follow q on hostname while q itself
+// owns no affinity on hostname.
+func followedOnly(q *pending) bool {
+	t := q.cls.topo
+	return t != nil && !t.Movable() && !t.FollowsOnHostname()
 }
 
 // emptyTry is one attempt at emptying a claim: the moves that take its pods
@@ -88,12 +104,13 @@ type emptyTry struct {
 
 // emptyClaim moves every pod of cl to the plan's other nodes, the largest
 // first, and keeps the moves when the plan is then valid and cheaper, and
-// the spreads of its pods reach as many domains as before; wide is the
-// second pass (above), room counts the nodes room may still be made on.
+// the spreads of its pods reach as many domains as before; pass says which
+// pods keep their claim (ownsTopology), room counts the nodes room may
+// still be made on.
 // ok is false when the plan's nodes cannot be known again after an undo
 // (the phase then stops).
-func (s *solver) emptyClaim(cl *claim, pn *planNodes, wide bool, room *int) (ok bool) {
-	if slices.ContainsFunc(cl.pods, func(q *pending) bool { return ownsTopology(q, wide) }) {
+func (s *solver) emptyClaim(cl *claim, pn *planNodes, pass emptyPass, room *int) (ok bool) {
+	if slices.ContainsFunc(cl.pods, func(q *pending) bool { return ownsTopology(q, pass) }) {
 		return true
 	}
 	reach := s.spreadReach(cl.pods)
@@ -175,17 +192,21 @@ func (s *solver) undoEmpty(et *emptyTry) {
 }
 
 // ownsTopology reports whether a pod has topology rules of its own (in the
-// second pass: follows others, by required pod affinity or any affinity on
-// hostname), which keeps its claim from being emptied (see above).
-func ownsTopology(q *pending, wide bool) bool {
+// second pass: follows others, by required pod affinity), or others follow
+// it on hostname (see above; in the third pass only owning an affinity on
+// hostname keeps it), which keeps its claim from being emptied.
+func ownsTopology(q *pending, pass emptyPass) bool {
 	t := q.cls.topo
 	if t == nil {
 		return false
 	}
-	if wide {
+	if pass.followed {
 		return t.FollowsPods() || t.FollowsOnHostname()
 	}
-	return len(t.Terms) > 0
+	if pass.wide {
+		return t.FollowsPods() || !t.Movable()
+	}
+	return len(t.Terms) > 0 || !t.Movable()
 }
 
 // spreadReach is how far the spreads of the given pods' classes reach
