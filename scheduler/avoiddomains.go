@@ -42,18 +42,42 @@ import (
 // orDomainsAvoided returns, in place of best, the plan with new NodeClaims
 // kept out of the domains an unplaced class's spread cannot enter, or out
 // of those only a later node-affinity term reaches (above), when it places
-// more pods, or (the latter) the same pods for less; else best.
+// more pods, or (the latter) the same pods for less; else best. Both are
+// tried when both apply, the first term's domains after the other (30068:
+// the domains a class with pods left could enter held every NodeClaim to
+// one zone and placed 116 pods where best placed 166; the first term's
+// domains of another class, whose later terms had sent 16 of its pods to a
+// zone only they reached, place 170, Karpenter 169).
 func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if len(best.pending) > fallbackMaxPods || cfg.domainsAvoided {
 		return best, nil
 	}
-	narrow, cheaper := best.domainsToAvoid(), false
-	if len(narrow) == 0 {
-		narrow, cheaper = best.firstTermDomains(), true
+	avoid, first := best.domainsToAvoid(), best.firstTermDomains()
+	for _, try := range []struct {
+		narrow  []nodepool.NodeSelectorRequirementWithMinValues
+		cheaper bool
+	}{{avoid, false}, {first, true}} {
+		if len(try.narrow) == 0 {
+			continue
+		}
+		v, err := best.domainsAvoided(pods, nodePools, catalog, cfg, try.narrow)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			continue
+		}
+		n, bn := v.finalPlaced(), best.finalPlaced()
+		if n > bn || (try.cheaper && n == bn && samePlaced(best, v) && v.planPrice() < best.planPrice()-priceEps) {
+			best = v
+		}
 	}
-	if len(narrow) == 0 {
-		return best, nil
-	}
+	return best, nil
+}
+
+// domainsAvoided is the finished plan with every NodePool's new NodeClaims
+// held to narrow; nil when the narrowed NodePools are invalid.
+func (best *solver) domainsAvoided(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config, narrow []nodepool.NodeSelectorRequirementWithMinValues) (*solver, error) {
 	pools := make([]nodepool.NodePool, len(nodePools))
 	for i, np := range nodePools {
 		np = np.DeepCopy()
@@ -74,13 +98,9 @@ func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.No
 	if err != nil {
 		// The narrowed pools are not the caller's input: a pool they make
 		// invalid (past the requirement cap) only means no such plan.
-		return best, nil
+		return nil, nil
 	}
-	n, bn := v.finalPlaced(), best.finalPlaced()
-	if n > bn || (cheaper && n == bn && samePlaced(best, v) && v.planPrice() < best.planPrice()-priceEps) {
-		return v, nil
-	}
-	return best, nil
+	return v, nil
 }
 
 // firstTermDomains is domainsToAvoid for a plan that placed every pod it
@@ -96,6 +116,21 @@ func (best *solver) orDomainsAvoided(pods []*corev1.Pod, nodePools []nodepool.No
 // second term reaches. The plan made so is kept only when it places the
 // same pods for less (or more pods). Nil when no class is so.
 func (s *solver) firstTermDomains() []nodepool.NodeSelectorRequirementWithMinValues {
+	// What the plan spent of the NodePools' limits is not spent in the plan
+	// made with the narrowed pools: a NodePool the plan used up still
+	// reaches its domains (30068: the 16 pods a later term sent to the only
+	// NodePool offering a third zone used up its memory limit, and the
+	// domains of their spread then looked reachable under the first term
+	// alone).
+	limited := make([]bool, len(s.pools))
+	for i, p := range s.pools {
+		limited[i], p.limited = p.limited, false
+	}
+	defer func() {
+		for i, p := range s.pools {
+			p.limited = limited[i]
+		}
+	}()
 	byKey := narrowing{}
 	for _, c := range s.classes {
 		if c.invalid != nil || len(c.alts) < 2 || !slices.ContainsFunc(c.pods, func(pp *pending) bool { return placedOn(pp) && pp.att.alt != 0 }) {
