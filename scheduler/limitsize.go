@@ -144,15 +144,20 @@ func podsHeld(usable, need binpack.Vec) int {
 }
 
 // limitShare is the largest share of a remaining limit one pod on o spends.
-func (p *pool) limitShare(o sizeOption) float64 {
+func (p *pool) limitShare(o sizeOption) float64 { return p.nodeShare(o.capT, float64(o.k)) }
+
+// nodeShare is the largest share of a remaining limit (a limited resource,
+// or the nodes left) that a node of capacity capT spends per pod when it
+// holds k of them.
+func (p *pool) nodeShare(capT binpack.Vec, k float64) float64 {
 	share := 0.0
 	for _, d := range p.limitDims {
 		if p.remaining[d] > 0 {
-			share = max(share, float64(o.capT[d])/float64(o.k)/float64(p.remaining[d]))
+			share = max(share, float64(capT[d])/k/float64(p.remaining[d]))
 		}
 	}
 	if p.nodesLeft > 0 {
-		share = max(share, 1/float64(o.k)/float64(p.nodesLeft))
+		share = max(share, 1/k/float64(p.nodesLeft))
 	}
 	return share
 }
@@ -268,9 +273,12 @@ func fitsDims(need, room binpack.Vec, dims []int) bool {
 func (s *solver) limitSpends() map[*class]float64 {
 	out := make(map[*class]float64, len(s.classes))
 	for _, c := range s.classes {
+		if c.invalid != nil {
+			continue
+		}
 		least := math.Inf(1)
 		for _, p := range s.pools {
-			if p.bounded() && c.invalid == nil && s.poolTolerated(c, p, len(c.steps)) {
+			if p.bounded() && s.poolTolerated(c, p, len(c.steps)) {
 				least = min(least, s.limitSpend(c, p))
 			}
 		}
@@ -318,16 +326,7 @@ func (s *solver) limitSpend(c *class, p *pool) float64 {
 					frac = max(frac, float64(x)/float64(u[d]))
 				}
 			}
-			node := 0.0
-			for _, d := range p.limitDims {
-				if p.remaining[d] > 0 {
-					node = max(node, float64(capT[d])/float64(p.remaining[d]))
-				}
-			}
-			if p.nodesLeft > 0 {
-				node = max(node, 1/float64(p.nodesLeft))
-			}
-			least = min(least, frac*node)
+			least = min(least, frac*p.nodeShare(capT, 1))
 		}
 	}
 	return least

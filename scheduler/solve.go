@@ -16,9 +16,7 @@ import (
 
 // solver is the state of one Solve. Nothing in it outlives the call.
 type solver struct {
-	cfg config
-	// spend is limitSpends, made for the queue of the spendOrder plan.
-	spend      map[*class]float64
+	cfg        config
 	schema     requirements.Schema
 	dims       binpack.Dims
 	idx        *binpack.Index
@@ -30,8 +28,10 @@ type solver struct {
 	dsList   []*appsv1.DaemonSet
 	existing []*existingNode
 	classes  []*class
-	pending  []*pending
-	claims   []*claim
+	// spend is limitSpends, made for the queue of the spendOrder plan.
+	spend   map[*class]float64
+	pending []*pending
+	claims  []*claim
 	// existingPods are the bound pods as topology counts them (shared by
 	// the plans of one solve: never written).
 	existingPods []topology.ExistingPod

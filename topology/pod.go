@@ -545,12 +545,12 @@ func (v *Violation) Group() string {
 	return v.g.describe()
 }
 
-// Message renders the violation, e.g. "topology spread on
-// topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (global minimum 2);
 // MissingLabel reports whether the violation is a node without the term's
 // key: no node of the same labels ever meets it, whatever its pods.
 func (v *Violation) MissingLabel() bool { return v.missing }
 
+// Message renders the violation, e.g. "topology spread on
+// topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (global minimum 2);
 // domains us-east-1a=3 us-east-1b=2".
 func (v *Violation) Message() string {
 	if v.msg != "" {
