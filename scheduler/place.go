@@ -425,6 +425,10 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		if permFrom == cur {
 			// Everything from the cursor on refused for good: skip it next time.
 			c.cursors[ck] = len(b.claims)
+			continue
+		}
+		if be.pinned && s.rescanHolding(&q, b, &be, cur) {
+			return q.ev, true
 		}
 	}
 	for _, g := range q.grow {
@@ -433,6 +437,30 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 		}
 	}
 	return q.best, q.found
+}
+
+// rescanHolding scans bucket b again when topology pinned the pod's
+// placement there to a domain chosen for the pod alone: among domains of
+// equal count the cheapest for the pod may be one where the bucket's claims,
+// which already hold other pods, cannot launch their type (a large type's
+// spot offering missing in the zone), while another domain of the same
+// count holds them. The domains are ranked again for the newest live claim
+// with its pods, and the bucket is scanned with that pin when it differs.
+// It reports done as scanBucket does.
+func (s *solver) rescanHolding(q *claimSearch, b *bucket, be *bucketEval, cur int) bool {
+	i := b.prevLive(len(b.claims) - 1)
+	for ; i >= cur && b.deadEntry(i); i = b.prevLive(i - 1) {
+	}
+	if i < cur {
+		return false
+	}
+	held := b.claims[i].used
+	be2, ok, _ := s.evalBucketHolding(q.a, b, &held)
+	if !ok || be2.id == be.id || !q.a.c.requests.Fits(be2.maxUsable) {
+		return false
+	}
+	_, done := s.scanBucket(q, b, &be2, cur)
+	return done
 }
 
 // claimSearch is findClaim's state across buckets: the best evaluation so
@@ -530,6 +558,12 @@ type bucketEval struct {
 // shares. perm reports a refusal that can only persist (the pod's class may
 // skip the bucket's current claims for good).
 func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool) {
+	return s.evalBucketHolding(a, b, nil)
+}
+
+// evalBucketHolding is evalBucket with topology's domains ranked for a
+// claim that already holds *held besides the pod (nil: the pod alone).
+func (s *solver) evalBucketHolding(a attempt, b *bucket, held *binpack.Vec) (be bucketEval, ok, perm bool) {
 	id := s.reqs.compat(b.reqID, a.reqID)
 	if id < 0 {
 		return be, false, true
@@ -537,7 +571,11 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 	if a.c.topo.Relevant() {
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
-		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, s.ranker(id, a.c), topology.ExceptHostname)
+		rank := s.ranker(id, a.c)
+		if held != nil {
+			rank = s.rankerNeed(id, a.c, held.Add(a.c.requests), "")
+		}
+		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, rank, topology.ExceptHostname)
 		if v != nil && s.lookAhead {
 			pins, v = s.checkHolding(a, b, id, host, pins, v)
 		}
@@ -844,7 +882,12 @@ func (s *solver) ranker(id int32, c *class) topology.Ranker {
 // rankerFor is ranker for a check that counts one place of each
 // reservation of held free (heldres.go).
 func (s *solver) rankerFor(id int32, c *class, held heldRes) topology.Ranker {
-	need := c.requests
+	return s.rankerNeed(id, c, c.requests, held)
+}
+
+// rankerNeed is rankerFor for a claim whose usable capacity must hold need
+// (the pod's requests and what a planned claim already holds).
+func (s *solver) rankerNeed(id int32, c *class, need binpack.Vec, held heldRes) topology.Ranker {
 	return func(pins []requirements.Requirement, key, value string) float64 {
 		if key == requirements.LabelHostname {
 			return 0
