@@ -685,13 +685,21 @@ const maxFollowChecks = 1 << 20
 // preferred) to other pending classes, those classes: the queue places
 // targets before their followers, as Karpenter's relax-and-requeue loop ends
 // up doing, so that a preferred affinity is relaxed only when its target
-// really has no room, not because the target comes later. A target that
+// really has no room, not because the target comes later. In the plan
+// that relaxes in Karpenter's order only required terms make a pod wait:
+// Karpenter queues by size and relaxes a preferred affinity whose target
+// is not placed yet at once (that plan is one Respect must never cost more
+// than). A target that
 // repels its follower (repels) is one too, but in the plan made with
 // unfollowRepelled (whenLeft), where the queue's own order decides.
 func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
-		for _, t := range affinityTerms(c.sample) {
+		terms := affinityTerms(c.sample)
+		if s.cfg.karpenterRelaxation {
+			terms = requiredAffinityTerms(c.sample)
+		}
+		for _, t := range terms {
 			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
 			if err != nil || t.LabelSelector == nil || sel.Matches(labels.Set(c.labels)) {
 				continue // a self-selecting term may start its own domain: it waits for nobody
@@ -765,6 +773,14 @@ func affinityTerms(p *corev1.Pod) []corev1.PodAffinityTerm {
 		out = append(out, w.PodAffinityTerm)
 	}
 	return out
+}
+
+// requiredAffinityTerms is the pod's required pod affinity terms.
+func requiredAffinityTerms(p *corev1.Pod) []corev1.PodAffinityTerm {
+	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+		return a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return nil
 }
 
 // resourceClaims names the first ResourceClaim a pod spec uses ("" for

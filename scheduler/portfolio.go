@@ -615,14 +615,6 @@ func (s *solver) planPrice() float64 {
 	return total
 }
 
-// relaxesPreferences reports whether Karpenter's order of relaxation could
-// differ from nodeplan's for some pod: it has preferences under the Respect
-// policy and two or more of one kind (two preferred node-affinity terms, two
-// weights of preferred pod affinity or anti-affinity, two ScheduleAnyway
-// constraints), or a preferred term nodeplan drops before placing because
-// nothing can satisfy it (Karpenter tries it, and relaxes the kinds before
-// it first), or preferred anti-affinity among its replicas on a key other
-// than hostname (see pessimisticAntiAffinity). With at most one of each kind, both orders are the same.
 // honorsPreferences reports whether a class keeps a preference under the
 // Honor policy (whatever it costs): Karpenter's packing, which relaxes as
 // Karpenter does, is then no plan to compare with.
@@ -635,12 +627,31 @@ func (s *solver) honorsPreferences() bool {
 	return false
 }
 
+// preferredFollower reports whether the class waits in the queue for other
+// pending classes (followTargets) while some of its pod affinity is only
+// preferred: Karpenter queues it by size, and relaxes a preference whose
+// target comes later (the plan in Karpenter's order queues it so too).
+func preferredFollower(c *class) bool {
+	a := c.sample.Spec.Affinity
+	return len(c.targets) > 0 && a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// relaxesPreferences reports whether Karpenter's order of relaxation could
+// differ from nodeplan's for some pod: it has preferences under the Respect
+// policy and two or more of one kind (two preferred node-affinity terms, two
+// weights of preferred pod affinity or anti-affinity, two ScheduleAnyway
+// constraints), or a preferred term nodeplan drops before placing because
+// nothing can satisfy it (Karpenter tries it, and relaxes the kinds before
+// it first), or preferred anti-affinity among its replicas on a key other
+// than hostname (see pessimisticAntiAffinity), or a preferred pod affinity
+// whose targets are pending (preferredFollower). With at most one of each
+// kind, both orders are the same.
 func (s *solver) relaxesPreferences() bool {
 	for _, c := range s.classes {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
+		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() || preferredFollower(c) {
 			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}
