@@ -444,9 +444,11 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 // equal count the cheapest for the pod may be one where the bucket's claims,
 // which already hold other pods, cannot launch their type (a large type's
 // spot offering missing in the zone), while another domain of the same
-// count holds them. The domains are ranked again for the newest live claim
-// with its pods, and the bucket is scanned with that pin when it differs.
-// It reports done as scanBucket does.
+// count holds them. The domains are ranked again, the ties among them by the
+// newest live claim with its pods, and the bucket is scanned with that pin
+// when it differs;
+// it reports done when a claim there holds the pod without growing (the
+// search is otherwise left as it was).
 func (s *solver) rescanHolding(q *claimSearch, b *bucket, be *bucketEval, cur int) bool {
 	i := b.prevLive(len(b.claims) - 1)
 	for ; i >= cur && b.deadEntry(i); i = b.prevLive(i - 1) {
@@ -459,9 +461,37 @@ func (s *solver) rescanHolding(q *claimSearch, b *bucket, be *bucketEval, cur in
 	if !ok || be2.id == be.id || !q.a.c.requests.Fits(be2.maxUsable) {
 		return false
 	}
-	_, done := s.scanBucket(q, b, &be2, cur)
-	return done
+	saved := *q
+	if _, done := s.scanBucket(q, b, &be2, cur); done {
+		return true
+	}
+	// Only a claim that holds the pod as it is counts: a claim grown in
+	// the other domain is compared with the rest no better than before.
+	*q = saved
+	q.grow = q.grow[:len(saved.grow)]
+	return false
 }
+
+// tieBreak ranks domains by first, and breaks exact ties by then: then's
+// rank, bounded, adds less than any difference of prices first can make
+// (catalog prices have six decimals), and a domain then finds no type in
+// ranks after every one it does.
+func tieBreak(first, then topology.Ranker) topology.Ranker {
+	return func(pins []requirements.Requirement, key, value string) float64 {
+		r := first(pins, key, value)
+		if math.IsInf(r, 1) {
+			return r
+		}
+		return r + min(then(pins, key, value), tieBreakCap)*tieBreakScale
+	}
+}
+
+// tieBreakCap and tieBreakScale bound what tieBreak adds to a rank: under
+// 1e-8, below the smallest difference of two prices.
+const (
+	tieBreakCap   = 1e4
+	tieBreakScale = 1e-12
+)
 
 // claimSearch is findClaim's state across buckets: the best evaluation so
 // far, the claims examined, and those that would need a larger type.
@@ -573,7 +603,7 @@ func (s *solver) evalBucketHolding(a attempt, b *bucket, held *binpack.Vec) (be 
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		rank := s.ranker(id, a.c)
 		if held != nil {
-			rank = s.rankerNeed(id, a.c, held.Add(a.c.requests), "")
+			rank = tieBreak(rank, s.rankerNeed(id, a.c, held.Add(a.c.requests), ""))
 		}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, rank, topology.ExceptHostname)
 		if v != nil && s.lookAhead {
