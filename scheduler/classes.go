@@ -685,21 +685,18 @@ const maxFollowChecks = 1 << 20
 // preferred) to other pending classes, those classes: the queue places
 // targets before their followers, as Karpenter's relax-and-requeue loop ends
 // up doing, so that a preferred affinity is relaxed only when its target
-// really has no room, not because the target comes later. In the plan
-// that relaxes in Karpenter's order only required terms make a pod wait:
-// Karpenter queues by size and relaxes a preferred affinity whose target
-// is not placed yet at once (that plan is one Respect must never cost more
-// than). A target that
+// really has no room, not because the target comes later. In one more
+// plan that relaxes in Karpenter's order (unfollowPreferred, orFewest) only
+// required terms make a pod wait: Karpenter queues by size and relaxes a
+// preferred affinity whose target is not placed yet at once. A target that
 // repels its follower (repels) is one too, but in the plan made with
 // unfollowRepelled (whenLeft), where the queue's own order decides.
 func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
 		terms := affinityTerms(c.sample)
-		if s.cfg.karpenterRelaxation {
-			terms = requiredAffinityTerms(c.sample)
-		}
-		for _, t := range terms {
+		required := len(requiredAffinityTerms(c.sample))
+		for i, t := range terms {
 			sel, err := metav1.LabelSelectorAsSelector(t.LabelSelector)
 			if err != nil || t.LabelSelector == nil || sel.Matches(labels.Set(c.labels)) {
 				continue // a self-selecting term may start its own domain: it waits for nobody
@@ -718,6 +715,12 @@ func (s *solver) followTargets() {
 				if repels(o, c, t.TopologyKey) || repels(c, o, t.TopologyKey) {
 					s.repelledFollowers = true
 					if s.cfg.unfollowRepelled {
+						continue
+					}
+				}
+				if i >= required {
+					s.preferredFollowers = true
+					if s.cfg.unfollowPreferred {
 						continue
 					}
 				}

@@ -74,7 +74,9 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 		defer close(done)
 		// A stricter policy's plan is valid under a looser one: made in
 		// this order too, it keeps Ignore ≤ WhileFree ≤ Respect.
-		for _, c := range append([]config{fc}, stricterPolicies(fc)...) {
+		uc := cfg
+		uc.karpenterRelaxation, uc.unfollowPreferred = true, true
+		for _, c := range append(append([]config{fc}, stricterPolicies(fc)...), uc) {
 			f, err := planFewest(pods, nodePools, catalog, c)
 			if err == nil && f != nil {
 				f, err = f.orStrictReserved(pods, nodePools, catalog, c)
@@ -116,9 +118,16 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 // kube-scheduler's queue binds before it, so the plan's counts held while
 // the queue left pods pending (run 21 seed 5022: three of them), and not
 // making the plan at all cost pods Karpenter places (seed 26941: 52 of 53).
+//
+// With unfollowPreferred it makes the plan that relaxes in Karpenter's
+// order with Karpenter's queue for pods whose preferred pod affinity
+// selects other pending pods (by size, not after those: classes.go,
+// followTargets), and only when there are such pods. As a plan of the
+// portfolio it steered the plans made next (the unplaced pods they start
+// from) into ones placing fewer pods (seed 32099).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && !s.preferredFollowers) {
 		return nil, err
 	}
 	if !cfg.ownersLast && slices.ContainsFunc(s.classes, s.countsOthers) {

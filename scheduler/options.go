@@ -211,6 +211,12 @@ type config struct {
 	// class; set only for the plan Solve makes when such a plan left pods
 	// unplaced (classes.go: followTargets).
 	unfollowRepelled bool
+	// unfollowPreferred queues a class whose pod affinity to other pending
+	// classes is only preferred in the queue's own order, as Karpenter
+	// does (it relaxes such a preference when the target comes later);
+	// set only for one more plan that relaxes in Karpenter's order, made
+	// and finished apart (karpenter.go: orFewest).
+	unfollowPreferred bool
 	// ownersLast queues the owners of a required spread that counts other
 	// pending pods after all others; set only for the plan Solve makes
 	// when pods such a spread counts were left unplaced (ownerslast.go).

@@ -627,15 +627,6 @@ func (s *solver) honorsPreferences() bool {
 	return false
 }
 
-// preferredFollower reports whether the class waits in the queue for other
-// pending classes (followTargets) while some of its pod affinity is only
-// preferred: Karpenter queues it by size, and relaxes a preference whose
-// target comes later (the plan in Karpenter's order queues it so too).
-func preferredFollower(c *class) bool {
-	a := c.sample.Spec.Affinity
-	return len(c.targets) > 0 && a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
 // relaxesPreferences reports whether Karpenter's order of relaxation could
 // differ from nodeplan's for some pod: it has preferences under the Respect
 // policy and two or more of one kind (two preferred node-affinity terms, two
@@ -643,15 +634,14 @@ func preferredFollower(c *class) bool {
 // constraints), or a preferred term nodeplan drops before placing because
 // nothing can satisfy it (Karpenter tries it, and relaxes the kinds before
 // it first), or preferred anti-affinity among its replicas on a key other
-// than hostname (see pessimisticAntiAffinity), or a preferred pod affinity
-// whose targets are pending (preferredFollower). With at most one of each
-// kind, both orders are the same.
+// than hostname (see pessimisticAntiAffinity). With at most one of each
+// kind, both orders are the same (the queue aside: orFewest).
 func (s *solver) relaxesPreferences() bool {
 	for _, c := range s.classes {
 		if !slices.ContainsFunc(c.steps, func(st step) bool { return st.policy == PreferenceRespect }) {
 			continue
 		}
-		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() || preferredFollower(c) {
+		if len(c.staticRelaxed) > 0 || len(c.alts) > 1 || selfZoneAntiAffinity(c) || otherAntiAffinity(c) || s.softSpreadOnEmptyValue(c) || s.anyLimited() {
 			return true // (with limits, Karpenter charges NodeClaims their largest option and relaxes sooner)
 		}
 		n := map[PreferenceKind]int{}

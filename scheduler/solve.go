@@ -49,6 +49,9 @@ type solver struct {
 	// repelledFollowers is set when a class's pod affinity selects a class
 	// that repels it (classes.go: followTargets).
 	repelledFollowers bool
+	// preferredFollowers is set when a class's preferred pod affinity
+	// selects another pending class (classes.go: followTargets).
+	preferredFollowers bool
 	// hasReservations is set when some offering is a capacity reservation.
 	// Then claims hold reservations while they are planned: resHeld counts
 	// the claims whose cheapest offering is in each reservation, resCap is
