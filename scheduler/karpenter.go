@@ -122,12 +122,13 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 // With unfollowPreferred it makes the plan that relaxes in Karpenter's
 // order with Karpenter's queue for pods whose preferred pod affinity
 // selects other pending pods (by size, not after those: classes.go,
-// followTargets), and only when there are such pods. As a plan of the
+// followTargets), and only when there are such pods and their preferred
+// pod affinity is not ignored (the plan would be own's). As a plan of the
 // portfolio it steered the plans made next (the unplaced pods they start
 // from) into ones placing fewer pods (seed 32099).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && !s.preferredFollowers) {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && (!s.preferredFollowers || cfg.policyFor(PreferPodAffinity) == PreferenceIgnore)) {
 		return nil, err
 	}
 	if !cfg.ownersLast && slices.ContainsFunc(s.classes, s.countsOthers) {
