@@ -74,9 +74,13 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 		defer close(done)
 		// A stricter policy's plan is valid under a looser one: made in
 		// this order too, it keeps Ignore ≤ WhileFree ≤ Respect.
-		uc := cfg
-		uc.karpenterRelaxation, uc.unfollowPreferred = true, true
-		for _, c := range append(append([]config{fc}, stricterPolicies(fc)...), uc) {
+		cfgs := append([]config{fc}, stricterPolicies(fc)...)
+		if cfg.policyFor(PreferPodAffinity) != PreferenceIgnore && slices.ContainsFunc(pods, preferredPodAffinity) {
+			uc := cfg
+			uc.karpenterRelaxation, uc.unfollowPreferred = true, true
+			cfgs = append(cfgs, uc)
+		}
+		for _, c := range cfgs {
 			f, err := planFewest(pods, nodePools, catalog, c)
 			if err == nil && f != nil {
 				f, err = f.orStrictReserved(pods, nodePools, catalog, c)
@@ -109,6 +113,16 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 	return best, nil
 }
 
+// preferredPodAffinity reports whether the pod has a preferred pod
+// affinity term (a nil pod, which Solve reports, has none).
+func preferredPodAffinity(p *corev1.Pod) bool {
+	if p == nil {
+		return false
+	}
+	a := p.Spec.Affinity
+	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
 // planFewest makes and finishes the plan of cfg (joinFewest), or returns
 // nil when its policy Honors a preference or it has no pod to place. When
 // a class's required spread counts the pods of another class, the plan is
@@ -122,13 +136,14 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 // With unfollowPreferred it makes the plan that relaxes in Karpenter's
 // order with Karpenter's queue for pods whose preferred pod affinity
 // selects other pending pods (by size, not after those: classes.go,
-// followTargets), and only when there are such pods and their preferred
-// pod affinity is not ignored (the plan would be own's). As a plan of the
+// followTargets), and only when there are such pods (orFewest asks for it
+// only when some pod has a preferred pod affinity the policy does not
+// ignore: the plan would be own's). As a plan of the
 // portfolio it steered the plans made next (the unplaced pods they start
 // from) into ones placing fewer pods (seed 32099).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && (!s.preferredFollowers || cfg.policyFor(PreferPodAffinity) == PreferenceIgnore)) {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && !s.preferredFollowers) {
 		return nil, err
 	}
 	if !cfg.ownersLast && slices.ContainsFunc(s.classes, s.countsOthers) {

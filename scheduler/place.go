@@ -427,7 +427,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 			c.cursors[ck] = len(b.claims)
 			continue
 		}
-		if be.pinned && s.rescanHolding(&q, b, &be, cur) {
+		if be.pinned && s.rescanForClaim(&q, b, &be, cur) {
 			return q.ev, true
 		}
 	}
@@ -439,7 +439,7 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 	return q.best, q.found
 }
 
-// rescanHolding scans bucket b again when topology pinned the pod's
+// rescanForClaim scans bucket b again when topology pinned the pod's
 // placement there to a domain chosen for the pod alone: among domains of
 // equal count the cheapest for the pod may be one where the bucket's claims,
 // which already hold other pods, cannot launch their type (a large type's
@@ -449,15 +449,15 @@ func (s *solver) findClaim(pp *pending, a attempt, p *pool, maxDelta float64) (e
 // when it differs;
 // it reports done when a claim there holds the pod without growing (the
 // search is otherwise left as it was).
-func (s *solver) rescanHolding(q *claimSearch, b *bucket, be *bucketEval, cur int) bool {
+func (s *solver) rescanForClaim(q *claimSearch, b *bucket, be *bucketEval, cur int) bool {
 	i := b.prevLive(len(b.claims) - 1)
 	for ; i >= cur && b.deadEntry(i); i = b.prevLive(i - 1) {
 	}
 	if i < cur {
 		return false
 	}
-	held := b.claims[i].used
-	be2, ok, _ := s.evalBucketHolding(q.a, b, &held)
+	used := b.claims[i].used
+	be2, ok, _ := s.evalBucketWith(q.a, b, &used)
 	if !ok || be2.id == be.id || !q.a.c.requests.Fits(be2.maxUsable) {
 		return false
 	}
@@ -588,12 +588,13 @@ type bucketEval struct {
 // shares. perm reports a refusal that can only persist (the pod's class may
 // skip the bucket's current claims for good).
 func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool) {
-	return s.evalBucketHolding(a, b, nil)
+	return s.evalBucketWith(a, b, nil)
 }
 
-// evalBucketHolding is evalBucket with topology's domains ranked for a
-// claim that already holds *held besides the pod (nil: the pod alone).
-func (s *solver) evalBucketHolding(a attempt, b *bucket, held *binpack.Vec) (be bucketEval, ok, perm bool) {
+// evalBucketWith is evalBucket with the ties between topology's domains
+// broken for a claim whose pods already use *used (nil: for the pod alone,
+// and no tie-break).
+func (s *solver) evalBucketWith(a attempt, b *bucket, used *binpack.Vec) (be bucketEval, ok, perm bool) {
 	id := s.reqs.compat(b.reqID, a.reqID)
 	if id < 0 {
 		return be, false, true
@@ -602,8 +603,8 @@ func (s *solver) evalBucketHolding(a attempt, b *bucket, held *binpack.Vec) (be 
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
 		rank := s.ranker(id, a.c)
-		if held != nil {
-			rank = tieBreak(rank, s.rankerNeed(id, a.c, held.Add(a.c.requests), ""))
+		if used != nil {
+			rank = tieBreak(rank, s.rankerNeed(id, a.c, used.Add(a.c.requests), ""))
 		}
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, rank, topology.ExceptHostname)
 		if v != nil && s.lookAhead {
