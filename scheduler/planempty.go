@@ -3,6 +3,7 @@ package scheduler
 import (
 	"slices"
 
+	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/topology"
 )
 
@@ -121,7 +122,7 @@ func (s *solver) emptyClaim(cl *claim, pn *planNodes, pass emptyPass, room *int)
 		fresh, ok := s.newPlanNodes()
 		if ok && len(fresh.nodes) == len(pn.nodes)-1 {
 			s.topo.CloseDomainsFrom(fresh.nodes, len(s.existing))
-			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps && s.reachKept(reach) {
+			if s.placed() == placed && s.topologyHolds() && s.totalPrice() < before-priceEps && fresh.price < pn.price-priceEps && s.reachKept(reach) && s.tiedDomainsKept(et) {
 				*pn = *fresh
 				return true
 			}
@@ -238,4 +239,64 @@ func (s *solver) reachKept(reach map[*class][]int) bool {
 // withoutNode is nodes without the one named host.
 func withoutNode(nodes []*topology.Node, host string) []*topology.Node {
 	return slices.DeleteFunc(slices.Clone(nodes), func(n *topology.Node) bool { return n.Name == host })
+}
+
+// tiedDomainsKept reports whether every pod the try moved that
+// WithSpreadDomainsKept keeps in its domains (keepsDomains) is still in
+// them: on each key its topology counts it on, hostname aside, its new
+// place has the one value its old place had. The moves of the last phase
+// are where the improvement phase's pins do not reach.
+func (s *solver) tiedDomainsKept(et *emptyTry) bool {
+	if !s.cfg.keepTiedDomains {
+		return true
+	}
+	kept := func(moved []movedPod) bool {
+		for _, m := range moved {
+			if !s.keepsDomains(m.q.cls) {
+				continue
+			}
+			now := s.hostOf(m.q)
+			for _, k := range m.q.cls.topo.Keys() {
+				if k == requirements.LabelHostname {
+					continue
+				}
+				if was, ok := hostValue(m.host, k); !ok || was != must(hostValue(now, k)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !kept(et.moved) {
+		return false
+	}
+	for _, rt := range et.rooms {
+		if !kept(rt.moved) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostValue is a host's one value of key: an existing node's label, a
+// claim's requirement when it allows one value; false when it has none or
+// several.
+func hostValue(h topology.Host, key string) (string, bool) {
+	if h.Node != nil {
+		v, ok := h.Node.Labels[key]
+		return v, ok
+	}
+	r := h.Requirements.Get(key)
+	if !r.IsFinite() || len(r.Values()) != 1 {
+		return "", false
+	}
+	return r.Values()[0], true
+}
+
+// must is v when ok, else a value no label has.
+func must(v string, ok bool) string {
+	if !ok {
+		return "\x00"
+	}
+	return v
 }

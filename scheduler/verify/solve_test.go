@@ -75,6 +75,30 @@ func TestSolveKeepsSpreadDomainsWhenOrderFails(t *testing.T) {
 	require.LessOrEqual(t, res.Summary.PricePerHour, 1.728)
 }
 
+// TestSolveKeepsSpreadDomainsInTheLastPhase: seven replicas spread with
+// maxSkew 1 on zone and on a custom family label (generated seed 35875,
+// minimised: two families, fd3's on-demand offerings in zones a and c and
+// its spot in b, fe3 cheapest in b). The solve with the replicas' domains
+// kept (scheduler.WithSpreadDomainsKept) placed them at zones (2, 3, 2)
+// and families (fd3 3, fe3 4), an end the queue order reaches; then the
+// last phase, which empties claims into the plan's other nodes, moved the
+// lone replica of a zone-b fd3 claim to a zone-c fd3 one. The counts held
+// (zones 2, 2, 3), but with every fd3 replica in zone c no order binds
+// them, and the checked solve left a replica out (6 of 7, Karpenter 7 of
+// 7). The last phase now keeps such pods in their domains too, and all
+// seven bind for the same price.
+func TestSolveKeepsSpreadDomainsInTheLastPhase(t *testing.T) {
+	in, cat, opts := loadCase(t, "spread-domains-kept-emptied")
+	repairPasses(t, in, cat, opts, scheduler.WithSpreadDomainsKept())
+
+	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+	require.Equal(t, 7, res.Summary.Scheduled)
+	require.Empty(t, res.PodErrors)
+	require.LessOrEqual(t, res.Summary.PricePerHour, 0.178245+1e-9)
+}
+
 // TestSolveTriesNameOrderWhenOrderFails: a random scenario of the
 // differential (seed 22483: two NodePools of weight 0, a capacity-type and
 // a zone spread) that Solve plans for $0.40/h by giving new claims to the
