@@ -150,7 +150,9 @@ func (s *solver) followerDomainTerm(c *class) (prefTerm, bool) {
 // When the finished plan leaves such followers unplaced, Solve also plans
 // with each of their target classes preferring, as its lightest term, the
 // follower's node requirements and the instance types that hold a pod of
-// both; that plan, finished, replaces the first only when it places more
+// both, in the NodePools whose taints and requirements the follower meets
+// (35249: the targets tolerate a tainted NodePool of the highest weight
+// that offers those types too, and went there); that plan, finished, replaces the first only when it places more
 // pods. As with the domains above, the term is the plan's own device.
 
 // orTargetsToFollowerNodes returns, in place of best, the plan of the same
@@ -197,20 +199,22 @@ func (s *solver) followerNodes() map[string]requirements.Requirements {
 // followerNodeReqs is what a node must meet to hold a pod of follower c
 // beside a pod of target t: c's node requirements (hostname left out) and
 // the instance types, of NodePools both tolerate and c's requirements fit,
-// that meet them and hold the two pods' requests together. False when no
+// that meet them and hold the two pods' requests together, and those
+// NodePools when the target may use others. False when no
 // type does, or when the term would narrow nothing (c has no requirement
 // and every type that holds t holds both).
 func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool) {
 	reqs := c.alts[0].Without(requirements.LabelHostname)
 	matching := s.idx.Filter(reqs)
 	need := c.requests.Add(t.requests)
-	var names []string
-	narrows := reqs.Len() > 0
+	var names, pools []string
+	narrows, poolsNarrow := reqs.Len() > 0, false
 	for _, p := range s.pools {
 		if !s.poolTolerated(t, p, len(t.steps)) {
 			continue
 		}
 		followerOK := s.poolTolerated(c, p, len(c.steps)) && p.reqs.Compatible(reqs, s.schema) == nil
+		some := false
 		p.types.Each(func(i int) bool {
 			if !t.requests.Fits(p.usable[i]) {
 				return true
@@ -219,16 +223,27 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 				narrows = true
 				return true
 			}
-			names = append(names, s.idx.Type(i).Name)
+			names, some = append(names, s.idx.Type(i).Name), true
 			return true
 		})
+		if some {
+			pools = append(pools, p.tmpl.Name)
+		} else {
+			poolsNarrow = true
+		}
 	}
 	if len(names) == 0 || !narrows {
 		return requirements.Requirements{}, false
 	}
 	slices.Sort(names)
 	names = slices.Compact(names) // a type of several NodePools
-	return reqs.Intersect(requirements.NewRequirements(requirements.In(requirements.LabelInstanceType, names...))), true
+	term := requirements.NewRequirements(requirements.In(requirements.LabelInstanceType, names...))
+	if poolsNarrow {
+		// The same type in a NodePool the follower does not tolerate (or
+		// whose requirements it fails) holds no follower.
+		term = term.Intersect(requirements.NewRequirements(requirements.In(requirements.LabelNodePool, pools...)))
+	}
+	return reqs.Intersect(term), true
 }
 
 // followerNodeTerm is the preferred node-affinity term config.targetNodes
