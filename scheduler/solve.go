@@ -257,6 +257,7 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		// a pod whose only rule on a zone is a preferred anti-affinity
 		// (Karpenter checks it against the pods placed before only).
 		s.topo.LeaveSoftTargetsOpen()
+		s.topo.KeepLooseCounts()
 		s.topo.BalanceAhead()
 	}
 	if s.cfg.poolSoftDomains {

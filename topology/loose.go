@@ -24,10 +24,12 @@ import (
 // domains the claim can take now.
 
 // looseEntry is what a loose group counts of one NodeClaim: n pods, each in
-// every domain of doms.
+// every domain of doms; under KeepLooseCounts, each pod in the domains of
+// its own entry of each (the first joined first).
 type looseEntry struct {
 	n    int32
 	doms []int32
+	each [][]int32
 }
 
 // LeaveSoftTargetsOpen makes the tracker leave NodeClaims open on keys where
@@ -36,6 +38,17 @@ type looseEntry struct {
 // Finish; without it every claim is pinned, as the package documentation
 // says.
 func (t *Tracker) LeaveSoftTargetsOpen() { t.leaveOpen = true }
+
+// KeepLooseCounts makes the tracker, under LeaveSoftTargetsOpen, count a
+// pod that loose groups count in the domains its NodeClaim could take when
+// the pod joined it, and not again when the claim narrows later (Rehost
+// then does nothing), as Karpenter records a pod once, when it adds it:
+// a pod on a claim open over zones a and b stays in both for the
+// anti-affinity preferences of the pods placed after it, even once a
+// later pod's spread pinned the claim to a, and those pods relax them.
+// A pod leaving the claim takes away the domains of the one that joined
+// last.
+func (t *Tracker) KeepLooseCounts() { t.staleLoose = true }
 
 // markLoose marks the loose groups and, on every key one of them counts,
 // makes sure each value a source offers is a known domain (an open claim
@@ -122,6 +135,10 @@ func (t *Tracker) countLoose(g *group, h *Host, add bool) {
 		e = &looseEntry{}
 		g.entries[h.Hostname] = e
 	}
+	if t.staleLoose {
+		t.countStale(g, e, h, add)
+		return
+	}
 	t.reloose(g, e, t.looseDomains(g.ks, h))
 	if !add {
 		if e.n == 0 {
@@ -135,6 +152,26 @@ func (t *Tracker) countLoose(g *group, h *Host, add bool) {
 	}
 	t.shiftLoose(g, e.doms, 1)
 	e.n++
+}
+
+// countStale is countLoose under KeepLooseCounts: a pod joining h counts
+// in the domains h can take now, a pod leaving takes away those of the
+// last pod that joined.
+func (t *Tracker) countStale(g *group, e *looseEntry, h *Host, add bool) {
+	if add {
+		doms := t.looseDomains(g.ks, h)
+		e.each = append(e.each, doms)
+		t.shiftLoose(g, doms, 1)
+		return
+	}
+	if len(e.each) == 0 {
+		return
+	}
+	last := len(e.each) - 1
+	t.shiftLoose(g, e.each[last], -1)
+	if e.each = e.each[:last]; last == 0 {
+		delete(g.entries, h.Hostname)
+	}
 }
 
 // reloose moves the entry's pods to doms.
@@ -166,6 +203,9 @@ func (t *Tracker) shiftLoose(g *group, doms []int32, by int) {
 // the domains h can take now. Call it when a claim's requirements change
 // while it holds pods.
 func (t *Tracker) Rehost(h *Host) {
+	if t.staleLoose {
+		return
+	}
 	for _, g := range t.looseGroups {
 		if e := g.entries[h.Hostname]; e != nil {
 			t.reloose(g, e, t.looseDomains(g.ks, h))

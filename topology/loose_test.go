@@ -159,3 +159,79 @@ func TestLooseCounting(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepLooseCounts: with KeepLooseCounts, a pod counts for the preferred
+// anti-affinity that selects it in the domains its NodeClaim could take
+// when it joined, and stays there when the claim narrows (Karpenter records
+// a pod once, as it adds it); a later pod counts where the claim can go
+// then; taking pods away removes the last one's counts first.
+func TestKeepLooseCounts(t *testing.T) {
+	t.Parallel()
+	newTracker := func(t *testing.T) (tr *topology.Tracker, webPod, probe *topology.Pod) {
+		tr = topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+		tr.LeaveSoftTargetsOpen()
+		tr.KeepLooseCounts()
+		pods := register(t, tr,
+			specOf(testutil.Pod("web").Label("app", "web").Obj()),
+			specOf(testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()))
+		return tr, pods[0], pods[1]
+	}
+	where := func(tr *topology.Tracker, probe *topology.Pod) map[string]bool {
+		out := map[string]bool{}
+		for _, z := range []string{zoneA, zoneB, zoneC} {
+			_, v := tr.Check(probe, allTerms, zonalClaim("p", z), nil)
+			out[z] = v == nil
+		}
+		return out
+	}
+	open := &topology.Host{Hostname: "c1"}
+	ab := zonalClaim("c1", zoneA, zoneB)
+	narrow := zonalClaim("c1", zoneA)
+	everywhere := map[string]bool{zoneA: true, zoneB: true, zoneC: true}
+	tests := []struct {
+		name  string
+		steps func(tr *topology.Tracker, webPod *topology.Pod)
+		want  map[string]bool
+		back  bool
+	}{
+		{name: "claim open over a and b, then narrowed to a: still counted in a and b", want: map[string]bool{zoneA: false, zoneB: false, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, ab)
+				tr.Rehost(narrow)
+			}},
+		{name: "a second pod on the narrowed claim counts in a only, the first stays", want: map[string]bool{zoneA: false, zoneB: false, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, ab)
+				tr.Record(w, allTerms, narrow)
+			}},
+		{name: "the second taken away: the first's counts stay", want: map[string]bool{zoneA: false, zoneB: false, zoneC: true},
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, ab)
+				tr.Record(w, allTerms, narrow)
+				tr.Unrecord(w, allTerms, narrow)
+			}},
+		{name: "the first on an open claim, the second on the narrowed one, both taken away", want: everywhere, back: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, allTerms, open)
+				tr.Record(w, allTerms, narrow)
+				tr.Unrecord(w, allTerms, narrow)
+				tr.Unrecord(w, allTerms, narrow)
+			}},
+		{name: "taken from a claim that holds none: no change", want: everywhere, back: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) { tr.Unrecord(w, allTerms, open) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr, w, probe := newTracker(t)
+			start := tr.DomainSum()
+			tc.steps(tr, w)
+			if diff := gocmp.Diff(tc.want, where(tr, probe)); diff != "" {
+				t.Errorf("zones where the probe keeps its preference (-want +got):\n%s", diff)
+			}
+			if got := tr.DomainSum() == start; got != tc.back {
+				t.Errorf("DomainSum back at the start: %t, want %t", got, tc.back)
+			}
+		})
+	}
+}

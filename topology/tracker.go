@@ -124,6 +124,9 @@ type Tracker struct {
 	// (none unless leaveOpen: LeaveSoftTargetsOpen).
 	looseGroups []*group
 	leaveOpen   bool
+	// staleLoose keeps each pod's loose counts where they were made
+	// (KeepLooseCounts).
+	staleLoose bool
 	// inverseOpen and anyInverseOnly: inverse.go.
 	inverseOpen    bool
 	anyInverseOnly bool
