@@ -17,7 +17,9 @@ func WithoutRelaxations() Option {
 // WithSpreadDomainsKept makes the improvement phase keep, in the domains it
 // was placed in, every pod that DoNotSchedule spreads count on two or more
 // keys other than hostname (zone and capacity type, say): its moves
-// (drains, merges, relocations, a lone pod replanted) stay within them.
+// (drains, merges, relocations, a lone pod replanted) stay within them,
+// and so do those of the last phase that empties claims into the plan's
+// other nodes (planempty.go).
 // Without it a move may take such a pod to another domain when every
 // spread still holds at the end, and the end may then be one no binding
 // order reaches: kube-scheduler checks each pod's spreads as it binds it

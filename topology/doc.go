@@ -26,7 +26,9 @@
 // in. The one exception is asked for with LeaveSoftTargetsOpen (the plan
 // that packs like Karpenter does): a pod that only other pods' preferred
 // anti-affinity counts on a key leaves its claim open there, counted in
-// every domain the claim may still take, and a pod whose only rule on a key
+// every domain the claim may still take (with KeepLooseCounts, in every
+// domain it could take when the pod joined it, as Karpenter records a pod
+// once), and a pod whose only rule on a key
 // is a preferred anti-affinity leaves its claim open on every domain that
 // rule allows when it is placed, as Karpenter checks it only against the
 // pods placed before (loose.go). Placements that a group counts but does not own are also kept within
