@@ -150,10 +150,11 @@ func (s *solver) followerDomainTerm(c *class) (prefTerm, bool) {
 // When the finished plan leaves such followers unplaced, Solve also plans
 // with each of their target classes preferring, as its lightest term, the
 // follower's node requirements and the instance types that hold a pod of
-// both, in the NodePools whose taints and requirements the follower meets
-// (35249: the targets tolerate a tainted NodePool of the highest weight
-// that offers those types too, and went there); that plan, finished, replaces the first only when it places more
-// pods. As with the domains above, the term is the plan's own device.
+// both, outside the NodePools whose taints or requirements the follower
+// fails (35249: the targets tolerate a tainted NodePool of the highest
+// weight that offers those types too, and went there); that plan,
+// finished, replaces the first only when it places more pods. As with the
+// domains above, the term is the plan's own device.
 
 // orTargetsToFollowerNodes returns, in place of best, the plan of the same
 // input with the targets of best's unplaced hostname followers preferring
@@ -199,16 +200,16 @@ func (s *solver) followerNodes() map[string]requirements.Requirements {
 // followerNodeReqs is what a node must meet to hold a pod of follower c
 // beside a pod of target t: c's node requirements (hostname left out) and
 // the instance types, of NodePools both tolerate and c's requirements fit,
-// that meet them and hold the two pods' requests together, and those
-// NodePools when the target may use others. False when no
+// that meet them and hold the two pods' requests together, outside the
+// NodePools the target may use where no such type is. False when no
 // type does, or when the term would narrow nothing (c has no requirement
 // and every type that holds t holds both).
 func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool) {
 	reqs := c.alts[0].Without(requirements.LabelHostname)
 	matching := s.idx.Filter(reqs)
 	need := c.requests.Add(t.requests)
-	var names, pools []string
-	narrows, poolsNarrow := reqs.Len() > 0, false
+	var names, others []string
+	narrows := reqs.Len() > 0
 	for _, p := range s.pools {
 		if !s.poolTolerated(t, p, len(t.steps)) {
 			continue
@@ -226,10 +227,8 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 			names, some = append(names, s.idx.Type(i).Name), true
 			return true
 		})
-		if some {
-			pools = append(pools, p.tmpl.Name)
-		} else {
-			poolsNarrow = true
+		if !some {
+			others = append(others, p.tmpl.Name)
 		}
 	}
 	if len(names) == 0 || !narrows {
@@ -238,10 +237,11 @@ func (s *solver) followerNodeReqs(c, t *class) (requirements.Requirements, bool)
 	slices.Sort(names)
 	names = slices.Compact(names) // a type of several NodePools
 	term := requirements.NewRequirements(requirements.In(requirements.LabelInstanceType, names...))
-	if poolsNarrow {
+	if len(others) > 0 {
 		// The same type in a NodePool the follower does not tolerate (or
-		// whose requirements it fails) holds no follower.
-		term = term.Intersect(requirements.NewRequirements(requirements.In(requirements.LabelNodePool, pools...)))
+		// whose requirements it fails) holds no follower. NotIn, so that
+		// an existing node of no NodePool still meets the term.
+		term = term.Intersect(requirements.NewRequirements(requirements.NotIn(requirements.LabelNodePool, others...)))
 	}
 	return reqs.Intersect(term), true
 }
