@@ -250,29 +250,33 @@ func (s *solver) tiedDomainsKept(et *emptyTry) bool {
 	if !s.cfg.keepTiedDomains {
 		return true
 	}
-	kept := func(moved []movedPod) bool {
-		for _, m := range moved {
-			if !s.keepsDomains(m.q.cls) {
-				continue
-			}
-			now := s.hostOf(m.q)
-			for _, k := range m.q.cls.topo.Keys() {
-				if k == requirements.LabelHostname {
-					continue
-				}
-				if was, ok := hostValue(m.host, k); !ok || was != must(hostValue(now, k)) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	if !kept(et.moved) {
+	if !s.domainsKept(et.moved) {
 		return false
 	}
 	for _, rt := range et.rooms {
-		if !kept(rt.moved) {
+		if !s.domainsKept(rt.moved) {
 			return false
+		}
+	}
+	return true
+}
+
+// domainsKept is tiedDomainsKept for one list of moves.
+func (s *solver) domainsKept(moved []movedPod) bool {
+	for _, m := range moved {
+		if !s.keepsDomains(m.q.cls) {
+			continue
+		}
+		now := s.hostOf(m.q)
+		for _, k := range m.q.cls.topo.Keys() {
+			if k == requirements.LabelHostname {
+				continue
+			}
+			was, ok := hostValue(m.host, k)
+			is, still := hostValue(now, k)
+			if !ok || !still || was != is {
+				return false
+			}
 		}
 	}
 	return true
@@ -291,12 +295,4 @@ func hostValue(h topology.Host, key string) (string, bool) {
 		return "", false
 	}
 	return r.Values()[0], true
-}
-
-// must is v when ok, else a value no label has.
-func must(v string, ok bool) string {
-	if !ok {
-		return "\x00"
-	}
-	return v
 }

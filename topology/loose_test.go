@@ -76,24 +76,6 @@ func TestCheckLooseKeyNotPinned(t *testing.T) {
 // claim's requirements are by then.
 func TestLooseCounting(t *testing.T) {
 	t.Parallel()
-	newTracker := func(t *testing.T) (tr *topology.Tracker, webPod, probe *topology.Pod) {
-		tr = topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
-		tr.LeaveSoftTargetsOpen()
-		pods := register(t, tr,
-			specOf(testutil.Pod("web").Label("app", "web").Obj()),
-			specOf(testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()))
-		return tr, pods[0], pods[1]
-	}
-	// where reports, zone by zone, whether the probe keeps its preference
-	// on a claim in that zone.
-	where := func(tr *topology.Tracker, probe *topology.Pod) map[string]bool {
-		out := map[string]bool{}
-		for _, z := range []string{zoneA, zoneB, zoneC} {
-			_, v := tr.Check(probe, allTerms, zonalClaim("p", z), nil)
-			out[z] = v == nil
-		}
-		return out
-	}
 	open := &topology.Host{Hostname: "c1"}
 	narrow := zonalClaim("c1", zoneA)
 	everywhere := map[string]bool{zoneA: true, zoneB: true, zoneC: true}
@@ -147,15 +129,8 @@ func TestLooseCounting(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tr, w, probe := newTracker(t)
-			start := tr.DomainSum()
-			tc.steps(tr, w)
-			if diff := gocmp.Diff(tc.want, where(tr, probe)); diff != "" {
-				t.Errorf("zones where the probe keeps its preference (-want +got):\n%s", diff)
-			}
-			if got := tr.DomainSum() == start; got != tc.back {
-				t.Errorf("DomainSum back at the start: %t, want %t", got, tc.back)
-			}
+			tr, w, probe := looseTracker(t, false)
+			checkLooseSteps(t, tr, w, probe, tc.steps, tc.want, tc.back)
 		})
 	}
 }
@@ -167,23 +142,6 @@ func TestLooseCounting(t *testing.T) {
 // then; taking pods away removes the last one's counts first.
 func TestKeepLooseCounts(t *testing.T) {
 	t.Parallel()
-	newTracker := func(t *testing.T) (tr *topology.Tracker, webPod, probe *topology.Pod) {
-		tr = topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
-		tr.LeaveSoftTargetsOpen()
-		tr.KeepLooseCounts()
-		pods := register(t, tr,
-			specOf(testutil.Pod("web").Label("app", "web").Obj()),
-			specOf(testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()))
-		return tr, pods[0], pods[1]
-	}
-	where := func(tr *topology.Tracker, probe *topology.Pod) map[string]bool {
-		out := map[string]bool{}
-		for _, z := range []string{zoneA, zoneB, zoneC} {
-			_, v := tr.Check(probe, allTerms, zonalClaim("p", z), nil)
-			out[z] = v == nil
-		}
-		return out
-	}
 	open := &topology.Host{Hostname: "c1"}
 	ab := zonalClaim("c1", zoneA, zoneB)
 	narrow := zonalClaim("c1", zoneA)
@@ -223,15 +181,45 @@ func TestKeepLooseCounts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tr, w, probe := newTracker(t)
-			start := tr.DomainSum()
-			tc.steps(tr, w)
-			if diff := gocmp.Diff(tc.want, where(tr, probe)); diff != "" {
-				t.Errorf("zones where the probe keeps its preference (-want +got):\n%s", diff)
-			}
-			if got := tr.DomainSum() == start; got != tc.back {
-				t.Errorf("DomainSum back at the start: %t, want %t", got, tc.back)
-			}
+			tr, w, probe := looseTracker(t, true)
+			checkLooseSteps(t, tr, w, probe, tc.steps, tc.want, tc.back)
 		})
+	}
+}
+
+// looseTracker is a tracker with LeaveSoftTargetsOpen (and KeepLooseCounts
+// when keep) over the zone pool, with a web pod and a probe that prefers to
+// avoid web pods' zones registered.
+func looseTracker(t *testing.T, keep bool) (tr *topology.Tracker, webPod, probe *topology.Pod) {
+	t.Helper()
+	tr = topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+	tr.LeaveSoftTargetsOpen()
+	if keep {
+		tr.KeepLooseCounts()
+	}
+	pods := register(t, tr,
+		specOf(testutil.Pod("web").Label("app", "web").Obj()),
+		specOf(testutil.Pod("probe").PreferredPodAntiAffinity(10, zoneKey, web).Obj()))
+	return tr, pods[0], pods[1]
+}
+
+// checkLooseSteps runs steps on tr and checks where the probe keeps its
+// preference (zone by zone, on a claim in that zone) against want, and
+// whether every count is gone again (DomainSum back at the start) against
+// back.
+func checkLooseSteps(t *testing.T, tr *topology.Tracker, w, probe *topology.Pod, steps func(*topology.Tracker, *topology.Pod), want map[string]bool, back bool) {
+	t.Helper()
+	start := tr.DomainSum()
+	steps(tr, w)
+	got := map[string]bool{}
+	for _, z := range []string{zoneA, zoneB, zoneC} {
+		_, v := tr.Check(probe, allTerms, zonalClaim("p", z), nil)
+		got[z] = v == nil
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("zones where the probe keeps its preference (-want +got):\n%s", diff)
+	}
+	if ok := tr.DomainSum() == start; ok != back {
+		t.Errorf("DomainSum back at the start: %t, want %t", ok, back)
 	}
 }
