@@ -54,6 +54,9 @@ type class struct {
 	// relaxation
 	steps    []step
 	termStep []int // per topology term: its step, or -1 when required
+	// unseen lists the topology terms every attempt fails while they are
+	// enforced (config.unseenTargets).
+	unseen   []int
 	prefStep []int // per kept preferred node term: its step
 	// singlePref enforces one preferred node term at a time, the heaviest
 	// not yet dropped (Karpenter's relaxation order).
@@ -414,9 +417,26 @@ func (s *solver) derivePreferences(c *class) {
 		c.prefs = append(c.prefs, pt)
 	}
 	s.assignSteps(c, s.preferenceCandidates(c, karp))
+	if s.cfg.unseenTargets {
+		c.unseen = unseenTerms(c.topo.Terms)
+	}
 	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
 		c.ignoreTaintPref = true
 	}
+}
+
+// unseenTerms lists the preferred pod-affinity terms on a key other than
+// the hostname that select no pod counted yet (called before any pending
+// pod is placed: none selects an existing pod) and not the pod itself
+// (Karpenter lets a pod its own term selects start a domain).
+func unseenTerms(terms []topology.Term) []int {
+	var out []int
+	for i, t := range terms {
+		if t.Kind == topology.Affinity && !t.Required && t.Key != requirements.LabelHostname && !t.Self() && !t.Counts() {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // keepPreferredNodeTerms sets the class's preferred node-affinity terms,

@@ -217,6 +217,14 @@ type config struct {
 	// set only for one more plan that relaxes in Karpenter's order, made
 	// and finished apart (karpenter.go: orFewest).
 	unfollowPreferred bool
+	// unseenTargets fails every attempt that enforces a preferred pod
+	// affinity on a key other than the hostname whose selector matches no
+	// existing pod, as Karpenter does: it sees a pod in such a domain only
+	// once the pod's NodeClaim has one value of the key, and a claim no
+	// rule pins stays open, so the term fails and is relaxed, after the
+	// pod's first required node-affinity terms (B-068). Set only for one
+	// more plan of Karpenter's packing (karpenter.go: orFewest).
+	unseenTargets bool
 	// ownersLast queues the owners of a required spread that counts other
 	// pending pods after all others; set only for the plan Solve makes
 	// when pods such a spread counts were left unplaced (ownerslast.go).

@@ -33,6 +33,10 @@ func (t Term) Describe() string { return t.g.describe() }
 // Self reports whether the term's selector matches the pod that has it.
 func (t Term) Self() bool { return t.self }
 
+// Counts reports whether the term's group counts a pod in some domain now
+// (before any pending pod is placed: whether an existing pod matches).
+func (t Term) Counts() bool { return t.g != nil && t.g.nonzero > 0 }
+
 // Pod is a registered pending pod (or class of identical pods).
 type Pod struct {
 	Terms   []Term
