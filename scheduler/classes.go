@@ -54,10 +54,11 @@ type class struct {
 	// relaxation
 	steps    []step
 	termStep []int // per topology term: its step, or -1 when required
-	// unseen lists the topology terms every attempt fails while they are
-	// enforced (config.unseenTargets).
-	unseen   []int
-	prefStep []int // per kept preferred node term: its step
+	// unseenLevels counts the relaxation levels at which a term of
+	// unseenTerms is still enforced, so every attempt fails
+	// (config.unseenTargets; 0: none).
+	unseenLevels int
+	prefStep     []int // per kept preferred node term: its step
 	// singlePref enforces one preferred node term at a time, the heaviest
 	// not yet dropped (Karpenter's relaxation order).
 	singlePref      bool
@@ -418,7 +419,10 @@ func (s *solver) derivePreferences(c *class) {
 	}
 	s.assignSteps(c, s.preferenceCandidates(c, karp))
 	if s.cfg.unseenTargets {
-		c.unseen = unseenTerms(c.topo.Terms)
+		for _, i := range unseenTerms(c.topo.Terms) {
+			// A term is enforced through its step (activeTerm); ignoredStep never.
+			c.unseenLevels = max(c.termStep[i]+1, c.unseenLevels)
+		}
 	}
 	if s.cfg.policyFor(PreferTaints) == PreferenceIgnore {
 		c.ignoreTaintPref = true

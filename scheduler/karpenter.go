@@ -79,7 +79,7 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			uc := cfg
 			uc.karpenterRelaxation, uc.unfollowPreferred = true, true
 			cfgs = append(cfgs, uc)
-			if slices.ContainsFunc(pods, zonalPreferredPodAffinity) {
+			if slices.ContainsFunc(pods, offHostPreferredPodAffinity) {
 				// Karpenter's view of such a term: its targets on claims
 				// no rule pins are not seen (seed 38037: the first of three
 				// required terms gave r5.metal at $6.05/h, Karpenter
@@ -132,9 +132,9 @@ func preferredPodAffinity(p *corev1.Pod) bool {
 	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
-// zonalPreferredPodAffinity reports whether the pod has a preferred pod
+// offHostPreferredPodAffinity reports whether the pod has a preferred pod
 // affinity term on a key other than the hostname.
-func zonalPreferredPodAffinity(p *corev1.Pod) bool {
+func offHostPreferredPodAffinity(p *corev1.Pod) bool {
 	return preferredPodAffinity(p) && slices.ContainsFunc(p.Spec.Affinity.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution, func(w corev1.WeightedPodAffinityTerm) bool {
 		return w.PodAffinityTerm.TopologyKey != corev1.LabelHostname
 	})

@@ -96,7 +96,7 @@ func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, b
 		}
 		c.variants[k] = id
 	}
-	if id < 0 || slices.ContainsFunc(c.unseen, func(i int) bool { return c.activeTerm(i, level) }) {
+	if id < 0 || level < c.unseenLevels {
 		return a, false
 	}
 	a.reqID = id
