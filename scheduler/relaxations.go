@@ -188,7 +188,7 @@ func (s *solver) newJudge(o *solver, pn *planNodes, hosts planHosts, open bool) 
 		}
 		p := c.sample
 		spec := topology.PodSpec{Namespace: c.namespace, Labels: p.Labels, Tolerations: p.Spec.Tolerations,
-			Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity}
+			Requirements: c.strict, Spread: p.Spec.TopologySpreadConstraints, Affinity: p.Spec.Affinity, Count: len(c.pods)}
 		tp, err := j.t.Register(spec)
 		if err != nil {
 			continue

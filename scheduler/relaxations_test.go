@@ -67,6 +67,11 @@ func TestUnreportedPreferencesHold(t *testing.T) {
 				return
 			}
 			for _, v := range ve.Violations {
+				if strings.Contains(v.Message, "queue order") {
+					// A preference holds or not on the plan as it ends;
+					// kube-scheduler scores it, it never holds a pod back.
+					continue
+				}
 				switch v.Code {
 				case scheduler.ReasonTopologySpread, scheduler.ReasonPodAffinity, scheduler.ReasonPodAntiAffinity:
 					t.Errorf("a preference not in Relaxations is broken: %s (relaxations of the pod: %q)", v, dropped[v.Pod])

@@ -273,6 +273,7 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	tps := make([]*topology.Pod, len(s.classes))
 	for i, c := range s.classes {
 		spec := c.topoSpec
+		spec.Count = len(c.pods)
 		left, out := s.cfg.leftOut[podName(c.sample)]
 		if out || c.invalid != nil {
 			// Never placed, so its rules bind nothing (leftout.go); its

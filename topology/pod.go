@@ -125,6 +125,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		}
 	}
 	t.markInverseOnly(pods)
+	t.markBindsAfter(pods, specs)
 	for _, p := range pods {
 		keys := map[string]bool{}
 		for _, term := range p.Terms {

@@ -99,6 +99,9 @@ type PodSpec struct {
 	Requirements []requirements.Requirements
 	Spread       []corev1.TopologySpreadConstraint
 	Affinity     *corev1.Affinity
+	// Count is how many pods the spec stands for (a class of identical
+	// pods); 0 when not known, taken as more than one.
+	Count int
 }
 
 // Tracker holds the groups and counts of one solve. It is not safe for

@@ -69,7 +69,7 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 		return
 	}
 	slices.SortStableFunc(queue, queueOrder)
-	left := bindInOrder(queue, checks, groups)
+	left := bindInOrder(queue, checks, groups, w.waits)
 	if v.wantSlots && len(left) > 0 && !slices.ContainsFunc(left, func(p *vpod) bool { return failed[p.name] }) {
 		v.rename = v.reslot(w, queue, checks, groups)
 	}
@@ -77,8 +77,12 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 		if failed[p.name] {
 			continue // the final counts already fail
 		}
-		v.report(with(Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}, scheduler.ReasonTopologySpread,
-			orderMessage))
+		at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
+		if len(checks[p]) == 0 {
+			v.report(with(at, scheduler.ReasonPodAffinity, "binding the placed pods in kube-scheduler's queue order leaves pending every pod the pod's required affinity needs in its domain"))
+			continue
+		}
+		v.report(with(at, scheduler.ReasonTopologySpread, orderMessage))
 	}
 }
 
@@ -126,17 +130,18 @@ func boundCounts(w *vworld, g *vspread, ns string, sel labels.Selector, key stri
 }
 
 // bindInOrder binds the queue's pods in passes until a pass binds none,
-// and returns the pods left.
-func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup) []*vpod {
+// and returns the pods left. A pod with waits binds once one of them has.
+func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup, waits map[*vpod][]*vpod) []*vpod {
+	bound := map[*vpod]bool{}
 	for progress := true; progress && len(queue) > 0; {
 		progress = false
 		var next []*vpod
 		for _, p := range queue {
-			if !passesNow(p, checks[p]) {
+			if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) || !passesNow(p, checks[p]) {
 				next = append(next, p)
 				continue
 			}
-			progress = true
+			progress, bound[p] = true, true
 			for _, grp := range groups {
 				if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
 					grp.counts[p.host.labels[grp.key]]++

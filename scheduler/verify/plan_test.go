@@ -118,6 +118,19 @@ func everyKeyInput(t *testing.T, labelled bool) planInput {
 	return planInput{pods: input.Pods, pools: input.NodePools, cat: cat, opts: input.Options()}
 }
 
+// affinityToOwnerInput is testdata/scenarios/never-worse-affinity-to-spread-owner.
+func affinityToOwnerInput(t *testing.T) planInput {
+	t.Helper()
+	dir := "../../testdata/scenarios/never-worse-affinity-to-spread-owner/"
+	data, err := os.ReadFile(dir + "manifests.yaml")
+	require.NoError(t, err)
+	input, err := manifest.Decode([]manifest.File{{Name: "manifests.yaml", Data: data}})
+	require.NoError(t, err)
+	cat, err := manifest.LoadCatalog(dir + "catalog.json")
+	require.NoError(t, err)
+	return planInput{pods: input.Pods, pools: input.NodePools, cat: cat, opts: input.Options()}
+}
+
 func packedInput(t *testing.T) planInput {
 	return planInput{cat: kCatalog(t), pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
 		pods: testutil.Replicas(4, func(i int) *corev1.Pod { return testutil.Pod(testutil.ReplicaName("api", i)).CPU("1500m").Obj() })}
@@ -275,6 +288,24 @@ func TestVerifyCatchesCorruption(t *testing.T) {
 				res.PodErrors = append(res.PodErrors, scheduler.PodError{Pod: "default/ghost"})
 			},
 			want: []scheduler.ReasonCode{scheduler.ReasonAccounting},
+		},
+		{
+			// The cache pods require the node of the one db pod, whose
+			// zone spread counts them: they bind after it, so the plan
+			// holds; once their affinity selects themselves too, they may
+			// bind first, and the db pod would find its zone at 2 against
+			// 0.
+			name:  "pods that bound after a spread's only owner may bind before it",
+			input: affinityToOwnerInput,
+			corrupt: func(t *testing.T, in *planInput, _ *scheduler.Result) {
+				for _, p := range in.pods {
+					if strings.HasPrefix(p.Name, "cache-") {
+						sel := p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector
+						sel.MatchLabels = map[string]string{"tier": "web"}
+					}
+				}
+			},
+			want: []scheduler.ReasonCode{scheduler.ReasonTopologySpread},
 		},
 		{
 			name: "zone changed",

@@ -29,6 +29,9 @@ type vworld struct {
 	// relevant records, per NodeClaim and key, why its domain on the key
 	// matters (the first reason found).
 	relevant map[*vclaim]map[string]string
+	// waits holds the pods a pod's required affinity makes it bind after
+	// (affinityWaits).
+	waits map[*vpod][]*vpod
 }
 
 // vterm is one pod-affinity or anti-affinity term, resolved.
@@ -60,6 +63,7 @@ func (v *verifier) checkTopology() {
 	for _, n := range w.nodes {
 		w.pods = append(w.pods, n.pods...)
 	}
+	w.waits = v.affinityWaits(w)
 	for _, p := range v.pending {
 		if p.host == nil {
 			continue
@@ -145,11 +149,11 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 			continue
 		}
 		g := v.spreadGroup(w, p, c, key, sel)
-		own := g.counts[dom]
+		counts, minDom, least := w.spreadCounts(p, g, sel, key)
+		own := counts[dom]
 		if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
 			own++ // the pod counts itself wherever it is
 		}
-		minDom, least := g.minDom, g.minCount
 		if c.MinDomains != nil && len(g.domains) < int(*c.MinDomains) {
 			minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
 		}
