@@ -77,23 +77,65 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 		}
 		names[c.nc.Name] = true
 	}
-	sched, err := newScheduler(nodes, boundPods(s, nodes), s.Input)
-	if err != nil {
-		return res, err
+	var queue, first []placement
+	onExisting := map[string]bool{}
+	for _, n := range existing {
+		onExisting[n.Name] = true
 	}
-	defer sched.stop()
-	var queue []placement
 	for _, pl := range places {
 		if msg, bad := problem[pl.node]; bad {
 			res.Refused = append(res.Refused, Refusal{Pod: pl.key, Node: pl.node, Reason: msg})
 			continue
 		}
 		queue = append(queue, pl)
+		if onExisting[pl.node] {
+			first = append(first, pl)
+		}
 	}
+	// The pods planned on existing nodes bind first, on the cluster as it
+	// is: kube-scheduler takes them as soon as they fit, a NodeClaim's node
+	// joins a minute later. Then every pod left, once the nodes launched.
+	var early []*corev1.Pod
+	if len(first) > 0 {
+		sched, err := newScheduler(existing, boundPods(s, existing), s.Input)
+		if err != nil {
+			return res, err
+		}
+		done, _, err := bindAll(sched, first)
+		sched.stop()
+		if err != nil {
+			return res, err
+		}
+		was := map[string]bool{}
+		for _, k := range done {
+			was[k] = true
+		}
+		var rest []placement
+		for _, pl := range queue {
+			if !was[pl.key] {
+				rest = append(rest, pl)
+				continue
+			}
+			c := pl.pod.DeepCopy()
+			c.Spec.NodeName = pl.node
+			c.Status.Phase = corev1.PodRunning
+			early = append(early, c)
+		}
+		queue = rest
+	}
+	sched, err := newScheduler(nodes, append(boundPods(s, nodes), early...), s.Input)
+	if err != nil {
+		return res, err
+	}
+	defer sched.stop()
 	bound, refused, err := bindAll(sched, queue)
 	if err != nil {
 		return res, err
 	}
+	for _, p := range early {
+		bound = append(bound, p.Namespace+"/"+p.Name)
+	}
+	slices.Sort(bound)
 	res.Bound = bound
 	res.Refused = append(res.Refused, refused...)
 	slices.SortFunc(res.Refused, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })

@@ -285,6 +285,18 @@ func TestCheckTopologySpread(t *testing.T) {
 			want: outcome{Refused: map[string]string{}, Bound: 3},
 		},
 		{
+			// w0 comes first in the queue, but the pod without the
+			// constraint is planned on an existing node: it binds at once,
+			// before w0's NodeClaim has a node, and zone-a holds one web
+			// pod when w0 is checked.
+			name: "pods planned on existing nodes bind before those on NodeClaims",
+			in: manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1)), tk.Pod("w1").Label("app", "web"), tk.Pod("other")),
+				Nodes: []*corev1.Node{tk.Node("n1", 4, 10, map[string]string{zoneKey: "zone-a"})}},
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0"), small("c2", "zone-b", "default/other")},
+				ExistingNodes: []plan.Placement{{Name: "n1", Pods: []string{"default/w1"}}}},
+			want: outcome{Refused: map[string]string{"w0": "PodTopologySpread"}, Bound: 2},
+		},
+		{
 			name: "hostname spread: the second pod on one node while another node is empty",
 			in:   manifest.Input{Pods: pods(web("w0", spread(hostKey, 1)), web("w1", spread(hostKey, 1)), tk.Pod("other"))},
 			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0", "default/w1"), small("c2", "zone-a", "default/other")}},

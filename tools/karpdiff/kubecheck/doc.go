@@ -13,7 +13,10 @@
 // default profile without DynamicResources) for each placed pod, one at a
 // time in queue order, against its planned node only and the pods bound so
 // far; a pod that fails is retried after others bound, until nothing more
-// binds. Pods left are refused, with the failing plugin and its reasons.
+// binds. The pods planned on existing nodes go first, against the existing
+// nodes alone (they bind as soon as they fit, a NodeClaim's node joins
+// later); then every pod left, against all the nodes. Pods left are
+// refused, with the failing plugin and its reasons.
 //
 // Before binding, each NodeClaim is checked as a launch: its NodePool
 // exists and is dynamic, its instance type and an available offering in
