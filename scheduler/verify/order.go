@@ -21,8 +21,11 @@ import (
 // workload's replicas are created), each to its planned node when its
 // spreads pass against the bound pods and the pods bound before it; a pod
 // that does not pass is tried again after others bound, until no more
-// binds. A pod left is a TopologySpread violation: it would stay pending
-// on its node.
+// binds. The pods planned on existing nodes go first, against the
+// existing nodes' domains: kube-scheduler binds them as soon as they fit,
+// before any NodeClaim's node joins (seed 42378: nine pods a spread counts
+// bound there first left two of its carriers pending). A pod left is a
+// TopologySpread violation: it would stay pending on its node.
 
 // orderGroup is a spread group as the binding goes: the counts of the pods
 // bound so far, and what the group counts (its owner's namespace and
@@ -33,6 +36,8 @@ type orderGroup struct {
 	sel    labels.Selector
 	key    string
 	counts map[string]int
+	// earlyDoms are the domains of the eligible existing nodes (early).
+	earlyDoms map[string]bool
 }
 
 // orderCheck is one DoNotSchedule constraint of a pod, with its group.
@@ -87,7 +92,7 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 }
 
 // orderMessage is the violation of a pod the binding order leaves.
-const orderMessage = "spread: the final counts hold, but binding the placed pods in kube-scheduler's queue order (priority, creation, name) leaves the pod pending on its node"
+const orderMessage = "spread: the final counts hold, but binding the placed pods in kube-scheduler's queue order (priority, creation, name), those on existing nodes first, leaves the pod pending on its node"
 
 // orderFailed reports whether some violation of err is the binding order's.
 func orderFailed(err *Error) bool {
@@ -131,34 +136,54 @@ func boundCounts(w *vworld, g *vspread, ns string, sel labels.Selector, key stri
 
 // bindInOrder binds the queue's pods in passes until a pass binds none,
 // and returns the pods left. A pod with waits binds once one of them has.
+// The pods planned on existing nodes go first, against the existing
+// nodes' domains alone: kube-scheduler binds them as soon as they fit,
+// before a NodeClaim's node joins. Then every pod left, against all the
+// plan's domains.
 func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup, waits map[*vpod][]*vpod) []*vpod {
 	bound := map[*vpod]bool{}
-	for progress := true; progress && len(queue) > 0; {
-		progress = false
-		var next []*vpod
-		for _, p := range queue {
-			if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) || !passesNow(p, checks[p]) {
-				next = append(next, p)
-				continue
-			}
-			progress, bound[p] = true, true
-			for _, grp := range groups {
-				if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
-					grp.counts[p.host.labels[grp.key]]++
+	pass := func(queue []*vpod, early bool) []*vpod {
+		for progress := true; progress && len(queue) > 0; {
+			progress = false
+			var next []*vpod
+			for _, p := range queue {
+				if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) || !passesNow(p, checks[p], early) {
+					next = append(next, p)
+					continue
+				}
+				progress, bound[p] = true, true
+				for _, grp := range groups {
+					if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
+						grp.counts[p.host.labels[grp.key]]++
+					}
 				}
 			}
+			queue = next
 		}
-		queue = next
+		return queue
 	}
-	return queue
+	var first, later []*vpod
+	for _, p := range queue {
+		if p.host.claim == nil {
+			first = append(first, p)
+		} else {
+			later = append(later, p)
+		}
+	}
+	if len(first) > 0 && len(later) > 0 {
+		pass(first, true)
+		queue = slices.DeleteFunc(slices.Clone(queue), func(p *vpod) bool { return bound[p] })
+	}
+	return pass(queue, false)
 }
 
 // passesNow reports whether every DoNotSchedule spread of p passes on its
 // node against the counts bound so far (kube-scheduler's filter: the
 // domain's count, plus one when the pod matches its own selector, minus
 // the least count over the eligible domains, 0 when fewer than minDomains,
-// is at most maxSkew).
-func passesNow(p *vpod, checks []orderCheck) bool {
+// is at most maxSkew). With early, the domains are those of the existing
+// nodes alone (the NodeClaims' nodes have not joined yet).
+func passesNow(p *vpod, checks []orderCheck, early bool) bool {
 	for _, ch := range checks {
 		grp := ch.grp
 		dom, ok := p.host.labels[grp.key]
@@ -169,13 +194,17 @@ func passesNow(p *vpod, checks []orderCheck) bool {
 		if grp.sel.Matches(podLabels(p)) {
 			own++
 		}
+		domains := grp.g.domains
+		if early {
+			domains = grp.early()
+		}
 		least := -1
-		for d := range grp.g.domains {
+		for d := range domains {
 			if c := grp.counts[d]; least < 0 || c < least {
 				least = c
 			}
 		}
-		if least < 0 || (ch.c.MinDomains != nil && len(grp.g.domains) < int(*ch.c.MinDomains)) {
+		if least < 0 || (ch.c.MinDomains != nil && len(domains) < int(*ch.c.MinDomains)) {
 			least = 0
 		}
 		if own-least > int(ch.c.MaxSkew) {
@@ -183,6 +212,19 @@ func passesNow(p *vpod, checks []orderCheck) bool {
 		}
 	}
 	return true
+}
+
+// early returns the domains of the group's eligible existing nodes.
+func (grp *orderGroup) early() map[string]bool {
+	if grp.earlyDoms == nil {
+		grp.earlyDoms = map[string]bool{}
+		for n := range grp.g.eligible {
+			if n.claim == nil {
+				grp.earlyDoms[n.labels[grp.key]] = true
+			}
+		}
+	}
+	return grp.earlyDoms
 }
 
 // queueOrder is kube-scheduler's queue order of two placed pending pods.

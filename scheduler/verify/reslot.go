@@ -209,7 +209,7 @@ func better(a, b, own *vnode, order map[*vnode]int) bool {
 func passesOn(p *vpod, n *vnode, checks []orderCheck) bool {
 	host := p.host
 	p.host = n
-	ok := passesNow(p, checks)
+	ok := passesNow(p, checks, false)
 	p.host = host
 	return ok
 }

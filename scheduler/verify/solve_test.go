@@ -1,6 +1,8 @@
 package verify_test
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 
@@ -143,4 +145,35 @@ func repairPasses(t *testing.T, in manifest.Input, cat instancetypes.Catalog, op
 	require.NoError(t, err)
 	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, repaired, opts...))
 	return repaired
+}
+
+// TestExistingNodesBindFirst: generated seed 42378 (108 pods, nine of a
+// tier=batch Deployment planned on the existing on-demand node, spreads of
+// tier=batch on capacity type and zone carried by other workloads). The
+// plan stored beside it, the start of stop 34's, binds every pod in
+// kube-scheduler's queue order, but the pods planned on an existing node
+// bind first (kube-scheduler takes them as soon as they fit, a NodeClaim's
+// node joins later), and after them two carriers stay pending: Plan
+// reports them. verify.Solve's plan passes with the same 77 pods.
+func TestExistingNodesBindFirst(t *testing.T) {
+	in, cat, opts := loadCase(t, "existing-first")
+	data, err := os.ReadFile("../../testdata/verify/existing-first/queue-order-plan.json")
+	require.NoError(t, err)
+	var old scheduler.Result
+	require.NoError(t, json.Unmarshal(data, &old))
+	err = verify.Plan(in.Pods, in.NodePools, cat, old, opts...)
+	var ve *verify.Error
+	require.ErrorAs(t, err, &ve)
+	var pending []string
+	for _, v := range ve.Violations {
+		require.Equal(t, scheduler.ReasonTopologySpread, v.Code, v.String())
+		require.Contains(t, v.Message, "queue order", v.String())
+		pending = append(pending, v.Pod)
+	}
+	require.ElementsMatch(t, []string{"default/g3-8", "default/g5-p8"}, pending)
+
+	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+	require.Equal(t, old.Summary.Scheduled, res.Summary.Scheduled)
 }
