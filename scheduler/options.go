@@ -265,6 +265,13 @@ type config struct {
 	noRelaxations bool
 	// keepTiedDomains is WithSpreadDomainsKept.
 	keepTiedDomains bool
+	// joinCharged lets a pod whose topology finds no domain where a new
+	// claim of a limited NodePool fits within what the limits have left
+	// join a planned claim of that pool in a domain where the claim's own
+	// charge holds it, on a type that spends no more of the limits
+	// (plannedRanker; a plan made last when limits leave pods unplaced,
+	// kept only when it places more once finished: joincharged.go).
+	joinCharged bool
 	// nameOrderTies is WithNameOrderOnTies.
 	nameOrderTies bool
 	// cheapTies makes a new claim go to the NodePool, of those of the

@@ -582,6 +582,10 @@ type bucketEval struct {
 	id        int32
 	pinned    bool
 	maxUsable binpack.Vec
+	// charged: the pins came from plannedRanker (config.joinCharged), so
+	// a claim of the bucket takes the pod only on a type that spends no
+	// more of its pool's limits than the claim is charged.
+	charged bool
 }
 
 // evalBucket checks the pod against the requirements every claim of bucket b
@@ -610,8 +614,9 @@ func (s *solver) evalBucketWith(a attempt, b *bucket, used *binpack.Vec) (be buc
 		if v != nil && s.lookAhead {
 			pins, v = s.checkHolding(a, b, id, host, pins, v)
 		}
-		if v != nil && s.lookAhead && v.NoInstanceType() && b.pool.limited {
+		if v != nil && (s.lookAhead || s.cfg.joinCharged) && v.NoInstanceType() && b.pool.limited {
 			pins, v = s.topo.CheckScope(a.c.topo, a.active, &host, s.plannedRanker(id, a.c), topology.ExceptHostname)
+			be.charged = v == nil && !s.lookAhead
 		}
 		if v != nil {
 			return be, false, v.Permanent
@@ -675,7 +680,7 @@ func (s *solver) evalInBucket(a *attempt, cl *claim, be *bucketEval, maxDelta fl
 		ports = append(slices.Clone(cl.ports), c.ports...)
 	}
 	t, pos, price, fits := s.cheapestFit(ports, cl.pool, id, need, &cl.charged, from, cl.price+maxDelta, cl)
-	if !fits || (s.fills(cl.pool) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) || s.leavesReservations(cl, id, need) {
+	if !fits || ((be.charged || s.fills(cl.pool)) && !cl.pool.spendsNoMore(s.idx.Capacity(t), cl.charged)) || s.leavesReservations(cl, id, need) {
 		return false, false
 	}
 	if _, ok := s.chargeFor(cl.pool, id, need, t, ports, &cl.charged); !ok {

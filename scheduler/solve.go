@@ -114,6 +114,9 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	if s, err = s.orLimitsFirst(pods, nodePools, catalog); err != nil {
 		return Result{}, err
 	}
+	if s, err = s.orJoinCharged(pods, nodePools, catalog, cfg); err != nil {
+		return Result{}, err
+	}
 	// 3. NodeClaims, existing-node placements, reasons, the lower bound.
 	res := s.result()
 	// 4. What preferences cost, when asked: the same input planned with
