@@ -16,9 +16,10 @@ import (
 // of them; when there is only one, after that one, whatever the order, so
 // that pod's spreads never count it (spreadCounts) — a pod that requires
 // the node of the single replica of a spread Deployment does not push
-// that replica's zone past its skew.
-func (v *verifier) affinityWaits(w *vworld) map[*vpod][]*vpod {
-	waits := map[*vpod][]*vpod{}
+// that replica's zone past its skew. after is the inverse of the waits of
+// one pod: per pod, those that bind only after it.
+func (v *verifier) affinityWaits(w *vworld) (waits, after map[*vpod][]*vpod) {
+	waits, after = map[*vpod][]*vpod{}, map[*vpod][]*vpod{}
 	for _, p := range v.pending {
 		if p.host == nil {
 			continue
@@ -50,9 +51,12 @@ func (v *verifier) affinityWaits(w *vworld) map[*vpod][]*vpod {
 		}
 		if len(with) > 0 && !bound {
 			waits[p] = with
+			if len(with) == 1 {
+				after[with[0]] = append(after[with[0]], p)
+			}
 		}
 	}
-	return waits
+	return waits, after
 }
 
 // sameDomain reports whether p's and q's nodes have one value of key.
@@ -67,18 +71,17 @@ func sameDomain(p, q *vpod, key string) bool {
 // It returns the group's own counts, least domain and count when there
 // are none.
 func (w *vworld) spreadCounts(p *vpod, g *vspread, sel labels.Selector, key string) (map[string]int, string, int) {
-	var later []*vpod
-	for q, with := range w.waits {
-		if len(with) == 1 && with[0] == p && g.eligible[q.host] && q.namespace == p.namespace && sel.Matches(podLabels(q)) {
-			later = append(later, q)
+	var counts map[string]int
+	for _, q := range w.after[p] {
+		if g.eligible[q.host] && q.namespace == p.namespace && sel.Matches(podLabels(q)) {
+			if counts == nil {
+				counts = maps.Clone(g.counts)
+			}
+			counts[q.host.labels[key]]--
 		}
 	}
-	if len(later) == 0 {
+	if counts == nil {
 		return g.counts, g.minDom, g.minCount
-	}
-	counts := maps.Clone(g.counts)
-	for _, q := range later {
-		counts[q.host.labels[key]]--
 	}
 	least := &vspread{counts: counts, domains: g.domains}
 	leastLoaded(least)

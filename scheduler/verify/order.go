@@ -162,15 +162,13 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 		}
 		return queue
 	}
-	var first, later []*vpod
+	var first []*vpod
 	for _, p := range queue {
 		if p.host.claim == nil {
 			first = append(first, p)
-		} else {
-			later = append(later, p)
 		}
 	}
-	if len(first) > 0 && len(later) > 0 {
+	if len(first) > 0 && len(first) < len(queue) {
 		pass(first, true)
 		queue = slices.DeleteFunc(slices.Clone(queue), func(p *vpod) bool { return bound[p] })
 	}

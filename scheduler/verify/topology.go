@@ -29,9 +29,9 @@ type vworld struct {
 	// relevant records, per NodeClaim and key, why its domain on the key
 	// matters (the first reason found).
 	relevant map[*vclaim]map[string]string
-	// waits holds the pods a pod's required affinity makes it bind after
-	// (affinityWaits).
-	waits map[*vpod][]*vpod
+	// waits holds the pods a pod's required affinity makes it bind after,
+	// after per pod those that bind only after it (affinityWaits).
+	waits, after map[*vpod][]*vpod
 }
 
 // vterm is one pod-affinity or anti-affinity term, resolved.
@@ -63,7 +63,7 @@ func (v *verifier) checkTopology() {
 	for _, n := range w.nodes {
 		w.pods = append(w.pods, n.pods...)
 	}
-	w.waits = v.affinityWaits(w)
+	w.waits, w.after = v.affinityWaits(w)
 	for _, p := range v.pending {
 		if p.host == nil {
 			continue
