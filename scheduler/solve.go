@@ -107,14 +107,11 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
 	cfg.shared = newExistingShare(cfg.memo)
-	s, err := bestOf(pods, nodePools, catalog, cfg)
+	s, err := planned(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	if s, err = s.orLimitsFirst(pods, nodePools, catalog); err != nil {
-		return Result{}, err
-	}
-	if s, err = s.orJoinCharged(pods, nodePools, catalog, cfg); err != nil {
+	if s, err = s.orClaimsFirst(pods, nodePools, catalog, cfg); err != nil {
 		return Result{}, err
 	}
 	// 3. NodeClaims, existing-node placements, reasons, the lower bound.
@@ -127,6 +124,19 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		}
 	}
 	return res, nil
+}
+
+// planned is the plan Solve keeps for cfg: the portfolio's best, or the
+// plans made last when limits leave pods unplaced.
+func planned(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	s, err := bestOf(pods, nodePools, catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s, err = s.orLimitsFirst(pods, nodePools, catalog); err != nil {
+		return nil, err
+	}
+	return s.orJoinCharged(pods, nodePools, catalog, cfg)
 }
 
 // preferenceCost compares res with the plan of the same input with every
@@ -265,6 +275,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	}
 	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()
+	}
+	if s.cfg.claimsFirst {
+		s.topo.NodeClaimsFirst()
 	}
 	if s.cfg.enterFilter {
 		s.topo.EnterFilterWhenCheaper()

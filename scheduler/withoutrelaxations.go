@@ -54,3 +54,13 @@ func (s *solver) mayChangeDomain(c *class) bool {
 func (s *solver) keepsDomains(c *class) bool {
 	return s.cfg.keepTiedDomains && c.topo.SpreadsTied()
 }
+
+// WithNodeClaimsFirst plans for NodeClaims whose nodes join before any of
+// the pods binds, as when a disruption launches its replacements before it
+// drains its candidates: every pod's spreads are judged against every
+// count. By default a pod planned on an existing node may bind against the
+// existing nodes alone, as kube-scheduler binds it before a NodeClaim's
+// node joins (topology's two-phase binding).
+func WithNodeClaimsFirst() Option {
+	return func(c *config) { c.claimsFirst = true }
+}

@@ -23,8 +23,10 @@ type Term struct {
 	// ScheduleAnyway have weight 0).
 	Weight int32
 	self   bool
-	// eligible domains for a spread term (non-hostname).
+	// eligible domains for a spread term (non-hostname); early, those of
+	// the existing nodes (early.go).
 	eligible []int32
+	early    []int32
 }
 
 // Describe names the term for people.
@@ -47,6 +49,9 @@ type Pod struct {
 	// loose marks each of keys on which only loose groups count the pod
 	// (loose.go): a check never pins a NodeClaim there.
 	loose []bool
+	// earlyKey, when set, is the one key of the pod's required spreads off
+	// hostname, on which it may bind in the first phase (early.go).
+	earlyKey *keyState
 	// open marks each of keys on which the pod's only rules are preferred
 	// anti-affinity terms and only loose groups count it (loose.go), or
 	// on which it has no rule and only inverse-only groups count it
@@ -127,6 +132,9 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 	t.markInverseOnly(pods)
 	t.markBindsAfter(pods, specs)
 	for _, p := range pods {
+		if !t.claimsFirst {
+			p.setCanEarly()
+		}
 		keys := map[string]bool{}
 		for _, term := range p.Terms {
 			keys[term.Key] = true
@@ -180,9 +188,9 @@ func (t *Tracker) addSpread(p *Pod, spec PodSpec, c corev1.TopologySpreadConstra
 		self: g.selector.Matches(labels.Set(spec.Labels))}
 	g.required = g.required || tm.Required
 	if g.ks.key != requirements.LabelHostname {
-		tm.eligible = t.eligible(g, t.domainSpec(spec, tm), honorAffinity, o.honorTaints, t.poolDomains && !tm.Required)
+		tm.eligible, tm.early = t.eligible(g, t.domainSpec(spec, tm), honorAffinity, o.honorTaints, t.poolDomains && !tm.Required)
 		if !g.eligibleSet {
-			g.eligible, g.eligibleSet = tm.eligible, true
+			g.eligible, g.earlyEligible, g.eligibleSet = tm.eligible, tm.early, true
 		}
 	}
 	p.Terms = append(p.Terms, tm)
@@ -227,7 +235,7 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 	tm := Term{g: g, Kind: kind, Key: g.ks.key, Required: required, Weight: weight,
 		self: g.ns.matches(spec.Namespace, t.namespaces) && g.selector.Matches(labels.Set(spec.Labels))}
 	if kind == Affinity && g.ks.key != requirements.LabelHostname {
-		tm.eligible = t.eligible(g, spec, true, false, false)
+		tm.eligible, _ = t.eligible(g, spec, true, false, false)
 	}
 	p.Terms = append(p.Terms, tm)
 	return nil
@@ -241,7 +249,7 @@ func (t *Tracker) addTerm(p *Pod, spec PodSpec, kind Kind, term corev1.PodAffini
 // the existing sources (their values are interned already, so the domains
 // and their numbers are the same). perKey takes the NodePools' values by
 // Source.KeyValues (a soft spread under SoftSpreadPoolDomains).
-func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints, perKey bool) []int32 {
+func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints, perKey bool) (all, existing []int32) {
 	seen := map[int32]bool{}
 	var out []int32
 	add := func(d int32) {
@@ -276,13 +284,14 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints, p
 		for _, d := range known {
 			add(d)
 		}
+		mine = known
 	} else {
 		if t.eligibleMemo == nil {
 			t.eligibleMemo = map[string][]int32{}
 		}
 		t.eligibleMemo[mk] = mine
 	}
-	return sortedDomains(g.ks, out)
+	return sortedDomains(g.ks, out), sortedDomains(g.ks, mine)
 }
 
 // sourceHasKeys reports whether source i's nodes carry a label for every
@@ -1185,21 +1194,38 @@ const labelZoneID = "topology.k8s.aws/zone-id"
 
 // filter keeps the candidate domains every active rule allows.
 func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
+	if p.earlyKey == ks && h.Node != nil {
+		// The first phase's counts, else the second's (early.go).
+		if c, v := t.filterTerms(p, active, ks, cands, h, true); v == nil {
+			return t.filterOwners(p, ks, c, h)
+		}
+	}
+	cands, v := t.filterTerms(p, active, ks, cands, h, false)
+	if v != nil {
+		return nil, v
+	}
+	return t.filterOwners(p, ks, cands, h)
+}
+
+// filterTerms keeps the candidate domains the pod's own terms on ks allow,
+// against the early counts with early.
+func (t *Tracker) filterTerms(p *Pod, active Active, ks *keyState, cands []int32, h *Host, early bool) ([]int32, *Violation) {
 	for i := range p.Terms {
 		term := &p.Terms[i]
 		if term.Key != ks.key || !(term.Required || active(i)) {
 			continue
 		}
 		var v *Violation
-		if cands, v = t.filterTerm(term, cands, h); v != nil {
+		if cands, v = t.filterTerm(term, cands, h, early); v != nil {
 			return nil, v
 		}
 	}
-	return t.filterOwners(p, ks, cands, h)
+	return cands, nil
 }
 
-// filterTerm keeps the candidate domains one term of the pod allows.
-func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host) ([]int32, *Violation) {
+// filterTerm keeps the candidate domains one term of the pod allows; a
+// pod that binds early (early.go) is judged against the early counts.
+func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host, early bool) ([]int32, *Violation) {
 	g := term.g
 	hostname := term.Key == requirements.LabelHostname
 	switch term.Kind {
@@ -1210,12 +1236,15 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host) ([]int32, *Viol
 		if cands = t.withinEligible(term, cands, hostname); len(cands) == 0 {
 			return nil, t.violation(term, "the node would be in no domain the spread's minimum runs over")
 		}
-		m := t.minCount(term, hostname)
+		m, get := t.minCount(term, hostname), g.get
+		if early && !hostname && term.Required {
+			m, get = g.earlyMin(term.early), g.early
+		}
 		self := int32(0)
 		if term.self {
 			self = 1
 		}
-		if cands = t.narrow(cands, func(d int32) bool { return g.get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
+		if cands = t.narrow(cands, func(d int32) bool { return get(d)+self-m <= g.maxSkew }); len(cands) == 0 {
 			v := t.violation(term, "")
 			v.skew, v.min, v.hasSkew = g.maxSkew, m, true
 			v.Permanent = term.Required && hostname && !g.isClosed
@@ -1268,7 +1297,12 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 	if len(cands) == 0 {
 		return term.Kind == AntiAffinity // the node lacks the key
 	}
-	cands, v := t.filterTerm(term, cands, h)
+	if p.earlyKey == term.g.ks && h.Node != nil {
+		if c, v := t.filterTerm(term, cands, h, true); v == nil && len(c) > 0 {
+			return true
+		}
+	}
+	cands, v := t.filterTerm(term, cands, h, false)
 	return v == nil && len(cands) > 0
 }
 
@@ -1277,6 +1311,7 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 // a spread whose owners count the pod.
 func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
 	hostname := ks.key == requirements.LabelHostname
+	late, lateKnown := h.Node == nil, h.Node == nil || p.earlyKey == nil
 	for _, g := range p.matched {
 		if g.ks != ks || g.ownersTotal == 0 {
 			continue
@@ -1292,8 +1327,11 @@ func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]
 			if !g.hostPasses(h, t.schema) {
 				continue
 			}
+			if !lateKnown {
+				late, lateKnown = !t.passesEarly(p, h), true
+			}
 			m := g.globalMin(g.eligible, hostname)
-			if cands = t.narrow(cands, func(d int32) bool { return g.ownersIn(d) == 0 || g.get(d)+1-m <= g.maxSkew }); len(cands) == 0 {
+			if cands = t.narrow(cands, func(d int32) bool { return g.ownersFit(d, 1, m, late) }); len(cands) == 0 {
 				v := t.groupViolation(g, "")
 				v.skew, v.min, v.hasSkew, v.existing = g.maxSkew, m, true, true
 				v.Permanent = hostname && !g.isClosed
@@ -1554,6 +1592,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 	if len(p.keys) == 0 {
 		return
 	}
+	early := t.recordEarly(p, h, add)
 	for _, g := range p.matched {
 		if !g.hostPasses(h, t.schema) {
 			continue
@@ -1571,6 +1610,9 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 			} else if !g.remove(d) {
 				continue
 			}
+			if h.Node == nil {
+				g.countLate(d, add)
+			}
 			t.tally(g, d, false, add)
 		}
 	}
@@ -1584,6 +1626,9 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 				term.g.addOwner(d)
 			} else if !term.g.removeOwner(d) {
 				continue
+			}
+			if !early {
+				term.g.ownLate(d, add)
 			}
 			t.tally(term.g, d, true, add)
 		}
@@ -1699,8 +1744,8 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 			continue
 		}
 		m := g.globalMin(g.eligible, false)
-		for d, n := range g.owners {
-			if n > 0 && g.get(int32(d))-m > g.maxSkew {
+		for d := range g.owners {
+			if !g.ownersFit(int32(d), 0, m, false) {
 				return false
 			}
 		}

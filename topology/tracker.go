@@ -148,6 +148,11 @@ type Tracker struct {
 	eligibleMemo map[string][]int32
 	// closing is what CloseDomainsFrom keeps of the nodes no plan changes.
 	closing *closing
+	// earlyRecs counts, per pod class and existing node, the placements
+	// recorded as binding in the first phase (early.go).
+	earlyRecs map[earlyRec]int32
+	// claimsFirst: see NodeClaimsFirst; earlyMattered: see EarlyMattered.
+	claimsFirst, earlyMattered bool
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a
@@ -345,9 +350,11 @@ type group struct {
 	// needKeys are the keys, other than its own, a node must have a label
 	// for to be counted (the owner's other spread keys: otherSpreadKeys).
 	needKeys []string
-	// eligible domains for min (spread, non-hostname), from the first owner.
-	eligible    []int32
-	eligibleSet bool
+	// eligible domains for min (spread, non-hostname), from the first
+	// owner; earlyEligible, those of the existing nodes (early.go).
+	eligible      []int32
+	earlyEligible []int32
+	eligibleSet   bool
 	// closed, when isClosed, holds the domains of the plan's nodes that
 	// pass the filter (CloseDomains): the global minimum runs over them.
 	closed   []int32
@@ -361,6 +368,12 @@ type group struct {
 	owners      []int32
 	nonzero     int
 	ownersTotal int
+	// late and lateOwners split count and owners for two-phase binding
+	// (early.go): the counted pods placed on NodeClaims, and the owners
+	// that bind after the existing nodes' pods.
+	late       []int32
+	lateTotal  int
+	lateOwners []int32
 	// ver changes with every count and with CloseDomains; minMemo holds
 	// minOver's last answer for a domain list at a version.
 	ver     uint64

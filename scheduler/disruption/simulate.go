@@ -147,7 +147,8 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	}
 	// A simulation reads where pods go, never which preferences the plan
 	// relaxed.
-	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations())
+	// Replacements are launched and ready before the candidates drain.
+	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations(), scheduler.WithNodeClaimsFirst())
 	if prep := m.preparedFor(call.catalog); prep != nil {
 		// After the caller's options: the catalog is ours to choose.
 		call.opts = append(call.opts, scheduler.WithPrepared(prep))

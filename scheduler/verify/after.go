@@ -70,10 +70,10 @@ func sameDomain(p, q *vpod, key string) bool {
 // binds: the pods that can only bind after p (waits) are not there yet.
 // It returns the group's own counts, least domain and count when there
 // are none.
-func (w *vworld) spreadCounts(p *vpod, g *vspread, sel labels.Selector, key string) (map[string]int, string, int) {
+func (w *vworld) spreadCounts(p *vpod, g *vspread, sel labels.Selector, key string) (map[string]int, map[string]bool, string, int) {
 	var counts map[string]int
 	for _, q := range w.after[p] {
-		if g.eligible[q.host] && q.namespace == p.namespace && sel.Matches(podLabels(q)) {
+		if g.eligible[q.host] && (q.host.claim == nil || !g.existingOnly) && q.namespace == p.namespace && sel.Matches(podLabels(q)) {
 			if counts == nil {
 				counts = maps.Clone(g.counts)
 			}
@@ -81,9 +81,9 @@ func (w *vworld) spreadCounts(p *vpod, g *vspread, sel labels.Selector, key stri
 		}
 	}
 	if counts == nil {
-		return g.counts, g.minDom, g.minCount
+		return g.counts, g.domains, g.minDom, g.minCount
 	}
 	least := &vspread{counts: counts, domains: g.domains}
 	leastLoaded(least)
-	return counts, least.minDom, least.minCount
+	return counts, g.domains, least.minDom, least.minCount
 }

@@ -177,3 +177,37 @@ func TestExistingNodesBindFirst(t *testing.T) {
 	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
 	require.Equal(t, old.Summary.Scheduled, res.Summary.Scheduled)
 }
+
+// TestExistingNodesBindEarly: two carriers of a zone spread (maxSkew 2,
+// minDomains 2, one zone in the catalog) planned on the existing node and
+// three workers their selector counts planned on NodeClaims in the same
+// zone. The final counts (five in the zone) exceed the skew, but
+// kube-scheduler binds the carriers before any NodeClaim's node joins,
+// against the existing nodes alone: the plan passes. A carrier moved to a
+// NodeClaim binds after the workers, against every count, and fails.
+func TestExistingNodesBindEarly(t *testing.T) {
+	in, cat, opts := loadCase(t, "existing-early")
+	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	require.Equal(t, 5, res.Summary.Scheduled)
+	require.Len(t, res.ExistingNodes, 1)
+	require.Equal(t, []string{"default/carrier-0", "default/carrier-1"}, res.ExistingNodes[0].Pods)
+	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+
+	moved := res
+	moved.ExistingNodes = []scheduler.NodePlacement{{Name: res.ExistingNodes[0].Name, Pods: []string{"default/carrier-0"}}}
+	moved.NodeClaims = slices.Clone(res.NodeClaims)
+	last := &moved.NodeClaims[len(moved.NodeClaims)-1]
+	last.Pods = append(slices.Clone(last.Pods), "default/carrier-1")
+	slices.Sort(last.Pods)
+	err = verify.Plan(in.Pods, in.NodePools, cat, moved, opts...)
+	var ve *verify.Error
+	require.ErrorAs(t, err, &ve)
+	var spread []string
+	for _, v := range ve.Violations {
+		if v.Code == scheduler.ReasonTopologySpread {
+			spread = append(spread, v.Pod)
+		}
+	}
+	require.Equal(t, []string{"default/carrier-1"}, spread, ve.Error())
+}

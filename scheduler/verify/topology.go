@@ -52,6 +52,17 @@ type vspread struct {
 	// first by name) and its count, set once the counts are made.
 	minDom   string
 	minCount int
+	// early is the group as a pod planned on an existing node sees it when
+	// it binds: kube-scheduler binds such a pod as soon as it fits, before
+	// any NodeClaim's node joins (unless it waits for an affinity target),
+	// so the pods planned on NodeClaims are not counted and the domains are
+	// those of the eligible existing nodes. Its counts still hold every pod
+	// planned on an existing node, whatever its place in the queue (the
+	// binding order is checkSpreadOrder's).
+	early *vspread
+	// existingOnly marks an early view: its counts leave out the
+	// NodeClaims' pods.
+	existingOnly bool
 }
 
 func (v *verifier) checkTopology() {
@@ -129,8 +140,18 @@ func selectorOf(ls *metav1.LabelSelector, owner *vpod, match, mismatch []string)
 
 func podLabels(p *vpod) labels.Set { return labels.Set(p.pod.Labels) }
 
-// checkSpread checks the pod's DoNotSchedule spread constraints.
+// checkSpread checks the pod's DoNotSchedule spread constraints. A pod
+// planned on an existing node (waiting for no affinity target) binds as
+// soon as it fits, before any NodeClaim's node joins, when every one of its
+// spreads passes against the existing nodes alone (vspread.early); else it
+// is tried again once they have joined, against every count.
 func (v *verifier) checkSpread(w *vworld, p *vpod) {
+	type failure struct {
+		at   Violation
+		args []any
+	}
+	var late []failure
+	earlyOK := p.host.claim == nil && w.waits[p] == nil
 	for _, c := range p.pod.Spec.TopologySpreadConstraints {
 		if c.WhenUnsatisfiable != corev1.DoNotSchedule {
 			continue
@@ -149,19 +170,39 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 			continue
 		}
 		g := v.spreadGroup(w, p, c, key, sel)
-		counts, minDom, least := w.spreadCounts(p, g, sel, key)
-		own := counts[dom]
-		if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
-			own++ // the pod counts itself wherever it is
+		if earlyOK {
+			own, _, _ := spreadSkew(w, p, g.early, c, sel, key, dom)
+			earlyOK = own >= 0
 		}
-		if c.MinDomains != nil && len(g.domains) < int(*c.MinDomains) {
-			minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
-		}
-		if own-least > int(c.MaxSkew) {
-			v.report(with(at, scheduler.ReasonTopologySpread, "spread on %s (selector %s, maxSkew %d): domain %s holds %d matching pods, the least loaded eligible domain %s holds %d",
-				key, sel, c.MaxSkew, dom, own, minDom, least))
+		if own, minDom, least := spreadSkew(w, p, g, c, sel, key, dom); own < 0 {
+			late = append(late, failure{at, []any{key, sel, c.MaxSkew, dom, -own - 1, minDom, least}})
 		}
 	}
+	if earlyOK {
+		return
+	}
+	for _, f := range late {
+		v.report(with(f.at, scheduler.ReasonTopologySpread, "spread on %s (selector %s, maxSkew %d): domain %s holds %d matching pods, the least loaded eligible domain %s holds %d", f.args...))
+	}
+}
+
+// spreadSkew checks one constraint of p on domain dom against g's counts
+// as p sees them when it binds: it returns the domain's count with p, or
+// -(count)-1 when the skew is exceeded, and the least loaded domain and
+// its count.
+func spreadSkew(w *vworld, p *vpod, g *vspread, c corev1.TopologySpreadConstraint, sel labels.Selector, key, dom string) (int, string, int) {
+	counts, domains, minDom, least := w.spreadCounts(p, g, sel, key)
+	own := counts[dom]
+	if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
+		own++ // the pod counts itself wherever it is
+	}
+	if c.MinDomains != nil && len(domains) < int(*c.MinDomains) {
+		minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
+	}
+	if own-least > int(c.MaxSkew) {
+		return -own - 1, minDom, least
+	}
+	return own, minDom, least
 }
 
 func claimName(n *vnode) string {
@@ -204,6 +245,7 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 		return g
 	}
 	g := &vspread{counts: map[string]int{}, domains: map[string]bool{}, eligible: map[*vnode]bool{}}
+	e := &vspread{counts: map[string]int{}, domains: map[string]bool{}, eligible: g.eligible, existingOnly: true}
 	for _, n := range w.nodes {
 		if !v.spreadEligible(p, n, key, honorAffinity, honorTaints) || !hasKeys(n, keys) {
 			continue
@@ -211,14 +253,22 @@ func (v *verifier) spreadGroup(w *vworld, p *vpod, c corev1.TopologySpreadConstr
 		g.eligible[n] = true
 		dom := n.labels[key]
 		g.domains[dom] = true
+		if n.claim == nil {
+			e.domains[dom] = true
+		}
 		for _, q := range n.pods {
 			if q.namespace == p.namespace && sel.Matches(podLabels(q)) {
 				g.counts[dom]++
+				if n.claim == nil {
+					e.counts[dom]++
+				}
 				w.mark(q, key, "the DoNotSchedule spread of pod "+p.name)
 			}
 		}
 	}
 	leastLoaded(g)
+	leastLoaded(e)
+	g.early = e
 	w.spread[sig] = g
 	return g
 }
