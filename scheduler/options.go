@@ -263,8 +263,8 @@ type config struct {
 	memo *Memo
 	// noRelaxations is WithoutRelaxations: the result leaves them out.
 	noRelaxations bool
-	// claimsFirst: WithNodeClaimsFirst.
-	claimsFirst bool
+	// existingFirst: WithExistingNodesFirst.
+	existingFirst bool
 	// keepTiedDomains is WithSpreadDomainsKept.
 	keepTiedDomains bool
 	// joinCharged lets a pod whose topology finds no domain where a new

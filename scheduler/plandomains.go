@@ -252,7 +252,7 @@ func (s *solver) launchNode(cl *claim, left binpack.ReservationsLeft) (*topology
 	}
 	_, labels := s.claimLabels(cl, s.claimRequirements(info, &l), &l)
 	labels[requirements.LabelHostname] = cl.host
-	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, l.resID, l.price, true
+	return &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints, Late: true}, l.resID, l.price, true
 }
 
 // launchMemo is a claim's launch as launchNode made it, with the state it
@@ -303,5 +303,5 @@ func (s *solver) rememberLaunch(cl *claim, nc *NodeClaim) {
 	labels := make(map[string]string, len(nc.Labels)+1)
 	maps.Copy(labels, nc.Labels)
 	labels[requirements.LabelHostname] = cl.host
-	cl.launched = newLaunchMemo(cl, &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints}, nc.Price)
+	cl.launched = newLaunchMemo(cl, &topology.Node{Name: cl.host, Labels: labels, Taints: cl.pool.tmpl.Taints, Late: true}, nc.Price)
 }

@@ -528,7 +528,7 @@ func (s *solver) newExistingNode(en *existingNode, n *corev1.Node, proto *nodePr
 func newNodeBase(n *corev1.Node, proto *nodeProto, taints []corev1.Taint) *nodeBase {
 	f := proto.facts
 	return &nodeBase{name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto,
-		cordoned: n.Spec.Unschedulable, taints: taints, topo: &topology.Node{Name: n.Name, Labels: f.labels, Taints: taints}}
+		cordoned: n.Spec.Unschedulable, taints: taints, topo: &topology.Node{Name: n.Name, Labels: f.labels, Taints: taints, Late: !proto.initialized}}
 }
 
 // holdBoundPod takes a bound pod's requests and host ports off its node,

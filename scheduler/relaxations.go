@@ -180,8 +180,8 @@ func hasTopologyPreference(p *corev1.Pod) bool {
 // Unless open, the domains are those of the plan's nodes.
 func (s *solver) newJudge(o *solver, pn *planNodes, hosts planHosts, open bool) *judge {
 	j := &judge{t: topology.New(o.schema, o.sources(), o.namespaceLabels(), o.existingPods), pods: map[*class]*topology.Pod{}}
-	if s.cfg.claimsFirst {
-		j.t.NodeClaimsFirst()
+	if s.cfg.existingFirst {
+		j.t.ExistingNodesFirst()
 	}
 	var tps []*topology.Pod
 	var specs []topology.PodSpec

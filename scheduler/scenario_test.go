@@ -49,6 +49,8 @@ type scenarioSpec struct {
 		// Catalog is a catalog JSON file relative to the scenario folder
 		// (e.g. ../../catalogs/k.json); catalog.json in the folder wins.
 		Catalog string `json:"catalog,omitempty"`
+		// ExistingNodesFirst plans with scheduler.WithExistingNodesFirst.
+		ExistingNodesFirst bool `json:"existingNodesFirst,omitempty"`
 	} `json:"options"`
 	Expect expectations `json:"expect"`
 }
@@ -188,6 +190,9 @@ func loadScenario(t *testing.T, dir string) scenario {
 	sc.opts = sc.in.Options()
 	if p := sc.spec.Options.PreferencePolicy; p != "" {
 		sc.opts = append(sc.opts, scheduler.WithPreferencePolicy(scheduler.PreferencePolicy(p)))
+	}
+	if sc.spec.Options.ExistingNodesFirst {
+		sc.opts = append(sc.opts, scheduler.WithExistingNodesFirst())
 	}
 	if p := sc.spec.Options.MinValuesPolicy; p != "" {
 		sc.opts = append(sc.opts, scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(p)))

@@ -276,8 +276,8 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()
 	}
-	if s.cfg.claimsFirst {
-		s.topo.NodeClaimsFirst()
+	if s.cfg.existingFirst {
+		s.topo.ExistingNodesFirst()
 	}
 	if s.cfg.enterFilter {
 		s.topo.EnterFilterWhenCheaper()

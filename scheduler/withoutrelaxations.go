@@ -55,12 +55,17 @@ func (s *solver) keepsDomains(c *class) bool {
 	return s.cfg.keepTiedDomains && c.topo.SpreadsTied()
 }
 
-// WithNodeClaimsFirst plans for NodeClaims whose nodes join before any of
-// the pods binds, as when a disruption launches its replacements before it
-// drains its candidates: every pod's spreads are judged against every
-// count. By default a pod planned on an existing node may bind against the
-// existing nodes alone, as kube-scheduler binds it before a NodeClaim's
-// node joins (topology's two-phase binding).
-func WithNodeClaimsFirst() Option {
-	return func(c *config) { c.claimsFirst = true }
+// WithExistingNodesFirst plans for pods created now, which kube-scheduler
+// binds to the existing nodes as soon as they fit there, before any
+// NodeClaim's node joins: a pod planned on a ready existing node may pass
+// its spreads against the existing nodes' pods and domains alone, and a
+// pod planned on a NodeClaim never pushes it past its skew (topology's
+// two-phase binding). The plan may then place more pods, but holds only if
+// the pods bind in that order: one whose pods were pending before the
+// NodeClaims' nodes joined (or that kube-scheduler had already failed to
+// bind) may leave some pending. By default every pod's spreads are judged
+// against every count, so the plan holds whenever the nodes join; verify
+// accepts either.
+func WithExistingNodesFirst() Option {
+	return func(c *config) { c.existingFirst = true }
 }

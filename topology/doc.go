@@ -35,12 +35,13 @@
 // the skew of the owners already in that domain, so a plan stays valid in
 // whatever order kube-scheduler binds its pods.
 //
-// Two-phase binding (early.go): kube-scheduler binds a pod planned on an
-// existing node as soon as it fits, before any NodeClaim's node joins, so
-// such a pod may pass against the existing nodes' pods and domains alone
-// (else it binds later, against every count), and a pod planned on a
-// NodeClaim never pushes it past its skew. NodeClaimsFirst turns this off
-// (a disruption's replacements join before its candidates drain).
+// Two-phase binding (early.go, asked for with ExistingNodesFirst):
+// kube-scheduler binds a pod planned on an existing node as soon as it
+// fits, before any NodeClaim's node joins, so such a pod may pass against
+// the existing nodes' pods and domains alone (else it binds later, against
+// every count), and a pod planned on a NodeClaim never pushes it past its
+// skew. By default every pod is judged against every count: the plan then
+// holds whenever the NodeClaims' nodes join.
 //
 // Volume topology (a pod's claims → zone requirements) lives here too.
 //

@@ -34,11 +34,14 @@ import (
 // on one key and that has no required pod affinity is judged so (canEarly):
 // it binds at one moment, so every spread of it must pass in one view.
 
-// NodeClaimsFirst turns two-phase binding off: the NodeClaims' nodes join
-// before any pod binds, so every pod is judged against every count (a
-// disruption's replacements are launched and ready before its candidates
-// are drained). Call it before Finish.
-func (t *Tracker) NodeClaimsFirst() { t.claimsFirst = true }
+// ExistingNodesFirst turns two-phase binding on (it is off by default:
+// every pod is judged against every count, so the plan holds whenever the
+// NodeClaims' nodes join). Call it before Finish.
+func (t *Tracker) ExistingNodesFirst() { t.existingFirst = true }
+
+// bindsEarly reports whether pods placed on h bind in the first phase: h
+// is an existing node that is ready (not Node.Late).
+func bindsEarly(h *Host) bool { return h.Node != nil && !h.Node.Late }
 
 // earlyRec is a pod class placed on an existing node.
 type earlyRec struct {
@@ -114,13 +117,13 @@ func (t *Tracker) passesLate(p *Pod, h *Host) bool {
 
 // EarlyMattered reports whether some placement recorded so far binds in
 // the first phase where every count would refuse it: without two-phase
-// binding (NodeClaimsFirst) the plan would differ.
+// binding the plan would differ.
 func (t *Tracker) EarlyMattered() bool { return t.earlyMattered }
 
 // recordEarly decides, before p's counts change, whether p placed on h (or
 // taken off it) binds in the first phase.
 func (t *Tracker) recordEarly(p *Pod, h *Host, add bool) bool {
-	if p.earlyKey == nil || h.Node == nil {
+	if p.earlyKey == nil || !bindsEarly(h) {
 		return false
 	}
 	k := earlyRec{p, h.Node}

@@ -11,8 +11,8 @@ import (
 	"github.com/nodeplan/nodeplan/topology"
 )
 
-// TestEarlyBinding: the pods a plan puts on existing nodes bind before any
-// NodeClaim's node joins, so a zone spread's owner on an existing node is
+// TestEarlyBinding: under ExistingNodesFirst, the pods a plan puts on
+// existing nodes bind before any NodeClaim's node joins, so a zone spread's owner on an existing node is
 // judged against the existing nodes' pods alone, and a pod on a NodeClaim
 // never pushes it past its skew; an owner on a NodeClaim, or one with a
 // required pod affinity, sees every count. Batch pods without the spread
@@ -35,9 +35,9 @@ func TestEarlyBinding(t *testing.T) {
 		onNode bool
 		// carriers placed before the one checked; others placed on a NodeClaim in zone a.
 		carriers, others int
-		// alone: n0 is the only existing node.
-		alone bool
-		want  outcome
+		// alone: n0 is the only existing node; initialising: n0 is Late.
+		alone, initialising bool
+		want                outcome
 	}{
 		{name: "the first carrier on the node ignores the NodeClaim's batch pods", carrier: carrier, onNode: true, others: 3, want: ok()},
 		{name: "the second carrier on the node exceeds the skew against zones b and c", carrier: carrier, onNode: true, carriers: 1, others: 3, want: refusedSpread},
@@ -45,17 +45,20 @@ func TestEarlyBinding(t *testing.T) {
 		{name: "a carrier with a required pod affinity may bind after them", carrier: waiting, onNode: true, others: 3, want: refusedSpread},
 		{name: "without the NodeClaim's pods nothing changes", carrier: carrier, onNode: true, want: ok()},
 		{name: "with no existing node in zones b and c the second carrier binds in zone a too", carrier: carrier, onNode: true, carriers: 1, others: 3, alone: true, want: ok()},
+		{name: "a node still initialising binds its pods late", carrier: carrier, onNode: true, others: 3, initialising: true, want: refusedSpread},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			n := zoneNode("n0", zoneA)
+			n.Late = tc.initialising
 			sources := []topology.Source{zonePool(), nodeSource(n)}
 			if !tc.alone {
 				sources = append(sources, nodeSource(zoneNode("n1", zoneB)))
 			}
 			tr := topology.New(requirements.DefaultSchema(), sources, nil,
 				[]topology.ExistingPod{bound(n, map[string]string{"app": "db"})})
+			tr.ExistingNodesFirst()
 			cs, os, ds := specOf(tc.carrier), specOf(other), specOf(dbPod)
 			cs.Count, os.Count = 4, 4
 			pods := register(t, tr, cs, os, ds)
@@ -81,7 +84,7 @@ func TestEarlyBinding(t *testing.T) {
 	}
 }
 
-// TestEarlyOwnersKeepOut: a batch pod without the spread placed on a
+// TestEarlyOwnersKeepOut: under ExistingNodesFirst, a batch pod without the spread placed on a
 // NodeClaim in the zone of a carrier on an existing node is not held back
 // by it (the carrier binds first), but one placed on another existing node
 // of that zone is; a carrier on a NodeClaim holds back both. Existing
@@ -107,6 +110,7 @@ func TestEarlyOwnersKeepOut(t *testing.T) {
 			t.Parallel()
 			n0, n1 := zoneNode("n0", zoneA), zoneNode("n1", zoneA)
 			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(n0), nodeSource(n1), nodeSource(zoneNode("n2", zoneB))}, nil, nil)
+			tr.ExistingNodesFirst()
 			cs, os := specOf(carrier), specOf(other)
 			cs.Count, os.Count = 1, 2
 			pods := register(t, tr, cs, os)
@@ -128,4 +132,43 @@ func TestEarlyOwnersKeepOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEarlyBindingOff: by default every pod is judged against every count:
+// a carrier on the existing node sees the batch pods of a NodeClaim in its
+// zone, and a batch pod on a NodeClaim is kept out of the zone of a
+// carrier on an existing node.
+func TestEarlyBindingOff(t *testing.T) {
+	t.Parallel()
+	batch := map[string]string{"tier": "batch"}
+	carrier := testutil.Pod("carrier").Label("tier", "batch").Spread(zoneKey, 1, corev1.DoNotSchedule, batch).Obj()
+	other := testutil.Pod("other").Label("tier", "batch").Obj()
+	n0, n1 := zoneNode("n0", zoneA), zoneNode("n1", zoneB)
+	newTracker := func() (*topology.Tracker, []*topology.Pod) {
+		tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(n0), nodeSource(n1)}, nil, nil)
+		cs, os := specOf(carrier), specOf(other)
+		cs.Count, os.Count = 2, 4
+		return tr, register(t, tr, cs, os)
+	}
+	tr, pods := newTracker()
+	claim := zonalClaim("c1", zoneA)
+	tr.Record(pods[1], allTerms, claim)
+	tr.Record(pods[1], allTerms, claim)
+	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, "", false), noGroup(check(tr, pods[0], allTerms, onNode(n0), rankBy(nil)))); diff != "" {
+		t.Errorf("carrier on the node (-want +got):\n%s", diff)
+	}
+	tr, pods = newTracker()
+	tr.Record(pods[0], allTerms, onNode(n0))
+	tr.Record(pods[1], allTerms, claim)
+	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, "", false), noGroup(check(tr, pods[1], allTerms, claim, rankBy(nil)))); diff != "" {
+		t.Errorf("second batch pod on a NodeClaim (-want +got):\n%s", diff)
+	}
+}
+
+// noGroup clears an outcome's group name.
+func noGroup(o outcome) outcome {
+	if o.Violation != nil {
+		o.Violation.Group = ""
+	}
+	return o
 }

@@ -132,7 +132,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 	t.markInverseOnly(pods)
 	t.markBindsAfter(pods, specs)
 	for _, p := range pods {
-		if !t.claimsFirst {
+		if t.existingFirst {
 			p.setCanEarly()
 		}
 		keys := map[string]bool{}
@@ -1194,7 +1194,7 @@ const labelZoneID = "topology.k8s.aws/zone-id"
 
 // filter keeps the candidate domains every active rule allows.
 func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
-	if p.earlyKey == ks && h.Node != nil {
+	if p.earlyKey == ks && bindsEarly(h) {
 		// The first phase's counts, else the second's (early.go).
 		if c, v := t.filterTerms(p, active, ks, cands, h, true); v == nil {
 			return t.filterOwners(p, ks, c, h)
@@ -1297,7 +1297,7 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 	if len(cands) == 0 {
 		return term.Kind == AntiAffinity // the node lacks the key
 	}
-	if p.earlyKey == term.g.ks && h.Node != nil {
+	if p.earlyKey == term.g.ks && bindsEarly(h) {
 		if c, v := t.filterTerm(term, cands, h, true); v == nil && len(c) > 0 {
 			return true
 		}
@@ -1311,7 +1311,8 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 // a spread whose owners count the pod.
 func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
 	hostname := ks.key == requirements.LabelHostname
-	late, lateKnown := h.Node == nil, h.Node == nil || p.earlyKey == nil
+	late := !bindsEarly(h)
+	lateKnown := late || p.earlyKey == nil
 	for _, g := range p.matched {
 		if g.ks != ks || g.ownersTotal == 0 {
 			continue
@@ -1610,7 +1611,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 			} else if !g.remove(d) {
 				continue
 			}
-			if h.Node == nil {
+			if !bindsEarly(h) {
 				g.countLate(d, add)
 			}
 			t.tally(g, d, false, add)

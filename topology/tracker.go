@@ -68,6 +68,10 @@ type Node struct {
 	Name   string
 	Labels map[string]string
 	Taints []corev1.Taint
+	// Late marks a node whose pods bind only once it is ready: the node a
+	// NodeClaim launches as, or an existing node still initialising
+	// (two-phase binding, early.go).
+	Late bool
 }
 
 // Hostname returns the node's hostname domain (its hostname label, else its name).
@@ -151,8 +155,9 @@ type Tracker struct {
 	// earlyRecs counts, per pod class and existing node, the placements
 	// recorded as binding in the first phase (early.go).
 	earlyRecs map[earlyRec]int32
-	// claimsFirst: see NodeClaimsFirst; earlyMattered: see EarlyMattered.
-	claimsFirst, earlyMattered bool
+	// existingFirst: see ExistingNodesFirst; earlyMattered: see
+	// EarlyMattered.
+	existingFirst, earlyMattered bool
 }
 
 // BalanceAhead makes the tracker, when it pins a host to a domain, break a

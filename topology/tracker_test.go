@@ -430,9 +430,7 @@ func TestCheckCustomKeySpread(t *testing.T) {
 		{name: "existing node without the label is refused", host: onNode(bare), want: refused(topology.Spread, rackKey, "", false)},
 		{name: "claim over two racks is pinned to the empty one", host: racks("r1", "r2"), want: ok(pin(rackKey, "r2"))},
 		{name: "claim in the loaded rack is refused", host: racks("r1"), want: refused(topology.Spread, rackKey, group, false)},
-		// A pod planned on an existing node binds before any NodeClaim's
-		// node joins, when r1 is the only rack a node is in (early.go).
-		{name: "existing node in the loaded rack, the only rack of a node", host: onNode(r1), want: ok()},
+		{name: "existing node in the loaded rack is refused", host: onNode(r1), want: refused(topology.Spread, rackKey, group, false)},
 		// A claim whose NodePool declares the label with Exists carries it
 		// with a value no instance type decides: it takes a known domain.
 		{name: "claim that must carry the label is pinned to the empty rack", host: &topology.Host{Hostname: "c",
@@ -966,7 +964,7 @@ func TestViolationMessage(t *testing.T) {
 		{
 			name:   "zone spread",
 			pods:   []*corev1.Pod{testutil.Pod("web").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj()},
-			record: []string{zoneA}, host: zonalClaim("c", zoneA),
+			record: []string{zoneA}, host: onNode(nA),
 			want: "topology spread on topology.kubernetes.io/zone (app=web): maxSkew 1 would be exceeded (global minimum 0); domains us-east-1a=1 us-east-1b=0 us-east-1c=0",
 		},
 		{

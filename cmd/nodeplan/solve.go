@@ -43,6 +43,7 @@ type solveFlags struct {
 	stats          bool
 	verify         bool
 	preferenceCost bool
+	existingFirst  bool
 	output         string
 }
 
@@ -56,6 +57,7 @@ func (f *solveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.minValues, "min-values-policy", string(scheduler.MinValuesStrict), "what happens when a NodePool's minValues cannot be met: Strict or BestEffort")
 	fs.BoolVar(&f.stats, "stats", false, "print one line of JSON statistics to stderr")
 	fs.BoolVar(&f.verify, "verify", false, "check the plan against every constraint (verify.Plan): stderr says \"verify: plan valid (N pods, K NodeClaims)\", or lists the violations, one per line, and the exit status is 1")
+	fs.BoolVar(&f.existingFirst, "existing-nodes-first", false, "plan for pods created now, which bind to the existing nodes before any new node joins: a spread may then count the existing nodes alone for them (scheduler.WithExistingNodesFirst)")
 	fs.BoolVar(&f.preferenceCost, "preference-cost", false, "also plan with preferences ignored and report what honouring them costs (table output)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
 }
@@ -134,6 +136,9 @@ func solveCommand(args []string, stdout, stderr io.Writer) int {
 		scheduler.WithMinValuesPolicy(scheduler.MinValuesPolicy(f.minValues)))
 	if f.preferenceCost {
 		opts = append(opts, scheduler.WithPreferenceCost())
+	}
+	if f.existingFirst {
+		opts = append(opts, scheduler.WithExistingNodesFirst())
 	}
 	solveStart := time.Now()
 	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)

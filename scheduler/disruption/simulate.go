@@ -147,8 +147,7 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	}
 	// A simulation reads where pods go, never which preferences the plan
 	// relaxed.
-	// Replacements are launched and ready before the candidates drain.
-	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations(), scheduler.WithNodeClaimsFirst())
+	call.opts = append(call.opts, scheduler.WithMemo(m.solveMemo()), scheduler.WithoutRelaxations())
 	if prep := m.preparedFor(call.catalog); prep != nil {
 		// After the caller's options: the catalog is ours to choose.
 		call.opts = append(call.opts, scheduler.WithPrepared(prep))

@@ -164,7 +164,7 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 	}
 	var first []*vpod
 	for _, p := range queue {
-		if p.host.claim == nil {
+		if p.host.bindsEarly() {
 			first = append(first, p)
 		}
 	}

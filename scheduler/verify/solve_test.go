@@ -179,7 +179,8 @@ func TestExistingNodesBindFirst(t *testing.T) {
 }
 
 // TestExistingNodesBindEarly: two carriers of a zone spread (maxSkew 2,
-// minDomains 2, one zone in the catalog) planned on the existing node and
+// minDomains 2, one zone in the catalog) planned on the existing node
+// (scheduler.WithExistingNodesFirst) and
 // three workers their selector counts planned on NodeClaims in the same
 // zone. The final counts (five in the zone) exceed the skew, but
 // kube-scheduler binds the carriers before any NodeClaim's node joins,
@@ -187,6 +188,7 @@ func TestExistingNodesBindFirst(t *testing.T) {
 // NodeClaim binds after the workers, against every count, and fails.
 func TestExistingNodesBindEarly(t *testing.T) {
 	in, cat, opts := loadCase(t, "existing-early")
+	opts = append(opts, scheduler.WithExistingNodesFirst())
 	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
 	require.NoError(t, err)
 	require.Equal(t, 5, res.Summary.Scheduled)

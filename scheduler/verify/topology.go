@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
@@ -141,7 +142,7 @@ func selectorOf(ls *metav1.LabelSelector, owner *vpod, match, mismatch []string)
 func podLabels(p *vpod) labels.Set { return labels.Set(p.pod.Labels) }
 
 // checkSpread checks the pod's DoNotSchedule spread constraints. A pod
-// planned on an existing node (waiting for no affinity target) binds as
+// planned on a ready existing node (waiting for no affinity target) binds as
 // soon as it fits, before any NodeClaim's node joins, when every one of its
 // spreads passes against the existing nodes alone (vspread.early); else it
 // is tried again once they have joined, against every count.
@@ -151,7 +152,7 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 		args []any
 	}
 	var late []failure
-	earlyOK := p.host.claim == nil && w.waits[p] == nil
+	earlyOK := p.host.bindsEarly() && w.waits[p] == nil
 	for _, c := range p.pod.Spec.TopologySpreadConstraints {
 		if c.WhenUnsatisfiable != corev1.DoNotSchedule {
 			continue
@@ -203,6 +204,12 @@ func spreadSkew(w *vworld, p *vpod, g *vspread, c corev1.TopologySpreadConstrain
 		return -own - 1, minDom, least
 	}
 	return own, minDom, least
+}
+
+// bindsEarly reports whether the pods planned on n bind before any
+// NodeClaim's node joins: n is an existing node that has initialised.
+func (n *vnode) bindsEarly() bool {
+	return n.claim == nil && (n.node == nil || nodepool.IsInitialized(n.node))
 }
 
 func claimName(n *vnode) string {
