@@ -52,6 +52,32 @@ func TestSolveProperties(t *testing.T) {
 	}
 }
 
+// TestSolvePropertiesExistingFirst is TestSolveProperties under
+// scheduler.WithExistingNodesFirst: a pod planned on a ready existing node
+// may pass its spreads against the existing nodes alone, and Verify, which
+// binds those pods first as kube-scheduler does, finds no violation.
+func TestSolvePropertiesExistingFirst(t *testing.T) {
+	cats := propertyCatalogs(t)
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
+	for i := range cases {
+		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
+			t.Parallel()
+			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
+			opts := append(slices.Clip(in.opts), scheduler.WithExistingNodesFirst())
+			res, err := scheduler.Solve(in.pods, in.pools, in.catalog.cat, opts...)
+			require.NoError(t, err)
+			checkOnce(t, in, res)
+			err = verify.Plan(in.pods, in.pools, in.catalog.cat, res, opts...)
+			if err != nil {
+				t.Errorf("catalog %s: %v", in.catalog.name, err)
+			}
+		})
+	}
+}
+
 func honorsTaints(p *corev1.Pod) bool {
 	return p != nil && slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
 		return c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor
