@@ -265,6 +265,8 @@ type config struct {
 	noRelaxations bool
 	// existingFirst: WithExistingNodesFirst.
 	existingFirst bool
+	// ownersLeftOut marks the plan orOwnersLeftOut makes.
+	ownersLeftOut bool
 	// keepTiedDomains is WithSpreadDomainsKept.
 	keepTiedDomains bool
 	// joinCharged lets a pod whose topology finds no domain where a new

@@ -116,6 +116,9 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	}
 	// 3. NodeClaims, existing-node placements, reasons, the lower bound.
 	res := s.result()
+	if res, err = s.orOwnersLeftOut(pods, nodePools, catalog, cfg, res); err != nil {
+		return Result{}, err
+	}
 	// 4. What preferences cost, when asked: the same input planned with
 	// preferences ignored, compared.
 	if cfg.preferenceCost {
