@@ -1210,6 +1210,7 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 // filterTerms keeps the candidate domains the pod's own terms on ks allow,
 // against the early counts with early.
 func (t *Tracker) filterTerms(p *Pod, active Active, ks *keyState, cands []int32, h *Host, early bool) ([]int32, *Violation) {
+	t.initial = append(t.initial[:0], cands...)
 	for i := range p.Terms {
 		term := &p.Terms[i]
 		if term.Key != ks.key || !(term.Required || active(i)) {
@@ -1217,10 +1218,54 @@ func (t *Tracker) filterTerms(p *Pod, active Active, ks *keyState, cands []int32
 		}
 		var v *Violation
 		if cands, v = t.filterTerm(term, cands, h, early); v != nil {
-			return nil, v
+			if term.Kind == Affinity {
+				t.ruledOut(p, active, i, h, early)
+			}
+			return nil, &t.viol
 		}
 	}
 	return cands, nil
+}
+
+// ruledOut rewrites the violation of affinity term i, which found no
+// matching pod among the domains the pod's earlier terms on the key left,
+// when a domain it had on entry holds one: it names the earlier term that
+// ruled those domains out, and why (a spread whose skew the pod would
+// exceed there), instead of claiming that no domain holds a match.
+func (t *Tracker) ruledOut(p *Pod, active Active, i int, h *Host, early bool) {
+	term := &p.Terms[i]
+	g := term.g
+	var matching []int32
+	for _, d := range t.initial {
+		if g.get(d) > 0 {
+			matching = append(matching, d)
+		}
+	}
+	if len(matching) == 0 {
+		return
+	}
+	why := "the pod's other rules on the key"
+	for j := range i {
+		other := &p.Terms[j]
+		if other.Key != term.Key || !(other.Required || active(j)) {
+			continue
+		}
+		// The matching domains, through term j alone.
+		t.replay = append(t.replay[:0], matching...)
+		if left, v := t.filterTerm(other, t.replay, h, early); v != nil {
+			why = v.Message()
+			break
+		} else if len(left) == 0 {
+			why = other.g.describe()
+			break
+		}
+	}
+	v := t.violation(term, "")
+	names := make([]string, 0, len(matching))
+	for _, d := range sortedDomains(g.ks, matching) {
+		names = append(names, g.ks.values[d])
+	}
+	v.msg = fmt.Sprintf("%s: the domains holding a matching pod (%s) are ruled out by %s", g.describe(), strings.Join(names, " "), why)
 }
 
 // filterTerm keeps the candidate domains one term of the pod allows; a

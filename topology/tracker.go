@@ -126,6 +126,8 @@ type Tracker struct {
 	groupIdx       map[string]*group
 	scratch        []int32
 	before         []int32
+	initial        []int32 // filterTerms' candidates on entry
+	replay         []int32 // ruledOut's candidates
 	viol           Violation
 	// looseGroups are the groups markLoose marked, in creation order
 	// (none unless leaveOpen: LeaveSoftTargetsOpen).
