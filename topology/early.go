@@ -71,30 +71,13 @@ func (p *Pod) setCanEarly() {
 
 // passesEarly reports whether every required spread of p off hostname
 // passes on existing node h against the early counts (p not counted yet).
-func (t *Tracker) passesEarly(p *Pod, h *Host) bool {
-	for i := range p.Terms {
-		tm := &p.Terms[i]
-		if tm.Kind != Spread || !tm.Required || tm.Key == requirements.LabelHostname || !tm.g.hostPasses(h, t.schema) {
-			continue
-		}
-		d, ok := t.domainOf(tm.g.ks, h)
-		if !ok {
-			return false
-		}
-		self := int32(0)
-		if tm.self {
-			self = 1
-		}
-		if tm.g.early(d)+self-tm.g.earlyMin(tm.early) > tm.g.maxSkew {
-			return false
-		}
-	}
-	return true
-}
+func (t *Tracker) passesEarly(p *Pod, h *Host) bool { return t.spreadsPass(p, h, true) }
 
 // passesLate reports whether every required spread of p off hostname
 // passes on existing node h against every count (p not counted yet).
-func (t *Tracker) passesLate(p *Pod, h *Host) bool {
+func (t *Tracker) passesLate(p *Pod, h *Host) bool { return t.spreadsPass(p, h, false) }
+
+func (t *Tracker) spreadsPass(p *Pod, h *Host, early bool) bool {
 	for i := range p.Terms {
 		tm := &p.Terms[i]
 		if tm.Kind != Spread || !tm.Required || tm.Key == requirements.LabelHostname || !tm.g.hostPasses(h, t.schema) {
@@ -108,7 +91,11 @@ func (t *Tracker) passesLate(p *Pod, h *Host) bool {
 		if tm.self {
 			self = 1
 		}
-		if tm.g.get(d)+self-t.minCount(tm, false) > tm.g.maxSkew {
+		count, least := tm.g.get(d), t.minCount(tm, false)
+		if early {
+			count, least = tm.g.early(d), tm.g.earlyMin(tm.early)
+		}
+		if count+self-least > tm.g.maxSkew {
 			return false
 		}
 	}
