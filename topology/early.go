@@ -36,7 +36,7 @@ import (
 
 // ExistingNodesFirst turns two-phase binding on (it is off by default:
 // every pod is judged against every count, so the plan holds whenever the
-// NodeClaims' nodes join). Call it before Finish.
+// NodeClaims' nodes join). Call it before the first Register.
 func (t *Tracker) ExistingNodesFirst() { t.existingFirst = true }
 
 // bindsEarly reports whether pods placed on h bind in the first phase: h
@@ -160,10 +160,8 @@ func (g *group) countLate(d int32, add bool) {
 	}
 	if add {
 		g.late[d]++
-		g.lateTotal++
 	} else if g.late[d] > 0 {
 		g.late[d]--
-		g.lateTotal--
 	}
 }
 
@@ -184,11 +182,11 @@ func (g *group) ownLate(d int32, add bool) {
 // NodeClaims' nodes have not joined), zero when they are fewer than
 // minDomains.
 // Once the plan's nodes are known (CloseDomains), the domains are those of
-// ds among the closed ones.
+// ds among the closed ones (sorted).
 func (g *group) earlyMin(ds []int32) int32 {
 	m, n := int32(math.MaxInt32), int32(0)
 	for _, d := range ds {
-		if g.isClosed && !slices.Contains(g.closed, d) {
+		if _, in := slices.BinarySearch(g.closed, d); g.isClosed && !in {
 			continue
 		}
 		m, n = min(m, g.early(d)), n+1
@@ -201,15 +199,17 @@ func (g *group) earlyMin(ds []int32) int32 {
 
 // ownersFit reports whether extra more counted pods in d (binding in the
 // second phase when late: on a NodeClaim, or on an existing node where
-// their spreads pass only against every count) keep every owner of the
-// group in d within its skew, each owner judged by the counts it binds
-// against; m is the group's global minimum.
-func (g *group) ownersFit(d, extra, m int32, late bool) bool {
+// their spreads pass only against every count) keep every owner of group
+// g in d within its skew, each owner judged by the counts it binds
+// against; m is the group's global minimum. Without two-phase binding (and
+// on hostname, where an existing node and a NodeClaim never share a
+// domain) every owner sees every count.
+func (t *Tracker) ownersFit(g *group, d, extra, m int32, late bool) bool {
 	all := g.ownersIn(d)
 	if all == 0 {
 		return true
 	}
-	if g.ks.key == requirements.LabelHostname {
+	if !t.existingFirst || g.ks.key == requirements.LabelHostname {
 		return g.get(d)+extra-m <= g.maxSkew
 	}
 	lateOwners := g.lateOwnersIn(d)

@@ -52,6 +52,9 @@ type Pod struct {
 	// earlyKey, when set, is the one key of the pod's required spreads off
 	// hostname, on which it may bind in the first phase (early.go).
 	earlyKey *keyState
+	// affinityAfter: an affinity term of the pod follows another of its
+	// terms on the same key (ruledOut).
+	affinityAfter bool
 	// open marks each of keys on which the pod's only rules are preferred
 	// anti-affinity terms and only loose groups count it (loose.go), or
 	// on which it has no rule and only inverse-only groups count it
@@ -135,6 +138,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		if t.existingFirst {
 			p.setCanEarly()
 		}
+		p.affinityAfter = p.hasAffinityAfter()
 		keys := map[string]bool{}
 		for _, term := range p.Terms {
 			keys[term.Key] = true
@@ -291,7 +295,10 @@ func (t *Tracker) eligible(g *group, spec PodSpec, honorAffinity, honorTaints, p
 		}
 		t.eligibleMemo[mk] = mine
 	}
-	return sortedDomains(g.ks, out), sortedDomains(g.ks, mine)
+	if t.existingFirst {
+		existing = sortedDomains(g.ks, mine)
+	}
+	return sortedDomains(g.ks, out), existing
 }
 
 // sourceHasKeys reports whether source i's nodes carry a label for every
@@ -1207,10 +1214,23 @@ func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *
 	return t.filterOwners(p, ks, cands, h)
 }
 
+// hasAffinityAfter reports whether an affinity term of the pod follows
+// another of its terms on the same key.
+func (p *Pod) hasAffinityAfter() bool {
+	for j, tm := range p.Terms {
+		if tm.Kind == Affinity && slices.ContainsFunc(p.Terms[:j], func(o Term) bool { return o.Key == tm.Key }) {
+			return true
+		}
+	}
+	return false
+}
+
 // filterTerms keeps the candidate domains the pod's own terms on ks allow,
 // against the early counts with early.
 func (t *Tracker) filterTerms(p *Pod, active Active, ks *keyState, cands []int32, h *Host, early bool) ([]int32, *Violation) {
-	t.initial = append(t.initial[:0], cands...)
+	if p.affinityAfter {
+		t.initial = append(t.initial[:0], cands...)
+	}
 	for i := range p.Terms {
 		term := &p.Terms[i]
 		if term.Key != ks.key || !(term.Required || active(i)) {
@@ -1218,7 +1238,7 @@ func (t *Tracker) filterTerms(p *Pod, active Active, ks *keyState, cands []int32
 		}
 		var v *Violation
 		if cands, v = t.filterTerm(term, cands, h, early); v != nil {
-			if term.Kind == Affinity {
+			if term.Kind == Affinity && p.affinityAfter {
 				t.ruledOut(p, active, i, h, early)
 			}
 			return nil, &t.viol
@@ -1377,7 +1397,7 @@ func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]
 				late, lateKnown = !t.passesEarly(p, h), true
 			}
 			m := g.globalMin(g.eligible, hostname)
-			if cands = t.narrow(cands, func(d int32) bool { return g.ownersFit(d, 1, m, late) }); len(cands) == 0 {
+			if cands = t.narrow(cands, func(d int32) bool { return t.ownersFit(g, d, 1, m, late) }); len(cands) == 0 {
 				v := t.groupViolation(g, "")
 				v.skew, v.min, v.hasSkew, v.existing = g.maxSkew, m, true, true
 				v.Permanent = hostname && !g.isClosed
@@ -1656,7 +1676,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 			} else if !g.remove(d) {
 				continue
 			}
-			if !bindsEarly(h) {
+			if t.existingFirst && !bindsEarly(h) {
 				g.countLate(d, add)
 			}
 			t.tally(g, d, false, add)
@@ -1673,7 +1693,7 @@ func (t *Tracker) count(p *Pod, h *Host, add bool) {
 			} else if !term.g.removeOwner(d) {
 				continue
 			}
-			if !early {
+			if t.existingFirst && !early {
 				term.g.ownLate(d, add)
 			}
 			t.tally(term.g, d, true, add)
@@ -1791,7 +1811,7 @@ func (t *Tracker) SpreadHolds(p *Pod) bool {
 		}
 		m := g.globalMin(g.eligible, false)
 		for d := range g.owners {
-			if !g.ownersFit(int32(d), 0, m, false) {
+			if !t.ownersFit(g, int32(d), 0, m, false) {
 				return false
 			}
 		}

@@ -126,7 +126,7 @@ type Tracker struct {
 	groupIdx       map[string]*group
 	scratch        []int32
 	before         []int32
-	initial        []int32 // filterTerms' candidates on entry
+	initial        []int32 // filterTerms' candidates on entry (Pod.affinityAfter)
 	replay         []int32 // ruledOut's candidates
 	viol           Violation
 	// looseGroups are the groups markLoose marked, in creation order
@@ -376,10 +376,10 @@ type group struct {
 	nonzero     int
 	ownersTotal int
 	// late and lateOwners split count and owners for two-phase binding
-	// (early.go): the counted pods placed on NodeClaims, and the owners
-	// that bind after the existing nodes' pods.
+	// (early.go, kept only under ExistingNodesFirst): the counted pods
+	// placed on NodeClaims, and the owners that bind after the existing
+	// nodes' pods.
 	late       []int32
-	lateTotal  int
 	lateOwners []int32
 	// ver changes with every count and with CloseDomains; minMemo holds
 	// minOver's last answer for a domain list at a version.

@@ -172,11 +172,10 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 		}
 		g := v.spreadGroup(w, p, c, key, sel)
 		if earlyOK {
-			own, _, _ := spreadSkew(w, p, g.early, c, sel, key, dom)
-			earlyOK = own >= 0
+			_, _, _, earlyOK = spreadSkew(w, p, g.early, c, sel, key, dom)
 		}
-		if own, minDom, least := spreadSkew(w, p, g, c, sel, key, dom); own < 0 {
-			late = append(late, failure{at, []any{key, sel, c.MaxSkew, dom, -own - 1, minDom, least}})
+		if own, minDom, least, ok := spreadSkew(w, p, g, c, sel, key, dom); !ok {
+			late = append(late, failure{at, []any{key, sel, c.MaxSkew, dom, own, minDom, least}})
 		}
 	}
 	if earlyOK {
@@ -188,22 +187,18 @@ func (v *verifier) checkSpread(w *vworld, p *vpod) {
 }
 
 // spreadSkew checks one constraint of p on domain dom against g's counts
-// as p sees them when it binds: it returns the domain's count with p, or
-// -(count)-1 when the skew is exceeded, and the least loaded domain and
-// its count.
-func spreadSkew(w *vworld, p *vpod, g *vspread, c corev1.TopologySpreadConstraint, sel labels.Selector, key, dom string) (int, string, int) {
+// as p sees them when it binds: it returns the domain's count with p, the
+// least loaded domain and its count, and whether the skew holds.
+func spreadSkew(w *vworld, p *vpod, g *vspread, c corev1.TopologySpreadConstraint, sel labels.Selector, key, dom string) (own int, minDom string, least int, ok bool) {
 	counts, domains, minDom, least := w.spreadCounts(p, g, sel, key)
-	own := counts[dom]
+	own = counts[dom]
 	if !g.eligible[p.host] && sel.Matches(podLabels(p)) {
 		own++ // the pod counts itself wherever it is
 	}
 	if c.MinDomains != nil && len(domains) < int(*c.MinDomains) {
 		minDom, least = fmt.Sprintf("(fewer than minDomains %d eligible domains)", *c.MinDomains), 0
 	}
-	if own-least > int(c.MaxSkew) {
-		return -own - 1, minDom, least
-	}
-	return own, minDom, least
+	return own, minDom, least, own-least <= int(c.MaxSkew)
 }
 
 // bindsEarly reports whether the pods planned on n bind before any
