@@ -67,6 +67,35 @@ func EffectiveTaints(n *corev1.Node, startupTaints []corev1.Taint) []corev1.Tain
 	return out
 }
 
+// BindsNow reports whether kube-scheduler binds new pods to an existing
+// node as it is now, before any node the plan launches joins: an
+// initialised node, or one still initialising whose Ready condition, when
+// reported, is True and that carries no NoSchedule or NoExecute taint
+// EffectiveTaints drops (a startup or ephemeral taint keeps pods off it
+// until it goes). kube-scheduler reads neither karpenter.sh/initialized
+// nor the NodePool; a node still initialising without such a taint takes
+// pods at once.
+func BindsNow(n *corev1.Node, startupTaints []corev1.Taint) bool {
+	if IsInitialized(n) {
+		return true
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+			return false
+		}
+	}
+	kept := EffectiveTaints(n, startupTaints)
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		if !slices.ContainsFunc(kept, func(k corev1.Taint) bool { return k.MatchTaint(&t) }) {
+			return false
+		}
+	}
+	return true
+}
+
 // NodeLabels returns an existing node's labels as requirements read them:
 // keys normalised (Schema.NormalizeLabels: a stable key wins over its
 // alias) and kubernetes.io/hostname set to the node's name when the node

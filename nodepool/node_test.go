@@ -114,3 +114,49 @@ func TestDaemonSetRunsOn(t *testing.T) {
 		})
 	}
 }
+
+// TestBindsNow: kube-scheduler binds to an initialised node at once, and to
+// one still initialising only when no startup or ephemeral taint that
+// keeps pods off is on it and it is not reported unready.
+func TestBindsNow(t *testing.T) {
+	startup := []corev1.Taint{{Key: "example.com/agent", Effect: corev1.TaintEffectNoSchedule}}
+	node := func(initialised bool, taints ...corev1.Taint) *corev1.Node {
+		b := testutil.Node("n").Label(requirements.LabelNodePool, "a")
+		if initialised {
+			b.Label(requirements.LabelNodeInitialized, "true")
+		}
+		n := b.Obj()
+		n.Spec.Taints = taints
+		return n
+	}
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	agent := corev1.Taint{Key: "example.com/agent", Value: "starting", Effect: corev1.TaintEffectNoSchedule}
+	dedicated := corev1.Taint{Key: "dedicated", Value: "infra", Effect: corev1.TaintEffectNoSchedule}
+	softStartup := corev1.Taint{Key: "readiness.k8s.io/soft", Effect: corev1.TaintEffectPreferNoSchedule}
+	unready := node(false)
+	unready.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
+	ready := node(false)
+	ready.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+	tests := []struct {
+		name string
+		node *corev1.Node
+		want bool
+	}{
+		{name: "initialised, even with a not-ready taint", node: node(true, notReady), want: true},
+		{name: "initialising without taints", node: node(false), want: true},
+		{name: "initialising, Ready True", node: ready, want: true},
+		{name: "initialising, Ready False", node: unready},
+		{name: "initialising with a lasting taint", node: node(false, dedicated), want: true},
+		{name: "initialising with a startup taint", node: node(false, agent, dedicated)},
+		{name: "initialising with an ephemeral taint", node: node(false, notReady)},
+		{name: "initialising with a PreferNoSchedule ephemeral taint", node: node(false, softStartup), want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := nodepool.BindsNow(tc.node, startup); got != tc.want {
+				t.Errorf("BindsNow = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -520,11 +520,13 @@ func (s *solver) newExistingNode(en *existingNode, n *corev1.Node, proto *nodePr
 	// placement does (startup and ephemeral taints of a node still
 	// initialising are not among them; see effectiveTaints).
 	en.nodeBase = newNodeBase(n, proto, effectiveTaints(n, startup))
+	en.nodeBase.topo.Late = !nodepool.BindsNow(n, startup)
 	return en
 }
 
 // newNodeBase is what the plans share of a node with proto whose
-// effective taints are taints.
+// effective taints are taints; a node still initialising binds its pods
+// late until the caller, which knows its startup taints, says otherwise.
 func newNodeBase(n *corev1.Node, proto *nodeProto, taints []corev1.Taint) *nodeBase {
 	f := proto.facts
 	return &nodeBase{name: n.Name, node: n, labels: f.labels, reqs: f.reqs, reqLabels: f.reqLabels, values: f.values, proto: proto,

@@ -30,9 +30,11 @@ import (
 // spreads pass there against the early counts, else in the second against
 // every count (kube-scheduler tries it again as nodes join): Check takes
 // either, and Record notes which (earlyRecs), so that Unrecord undoes the
-// same. Only a pod whose required spreads, other than on hostname, are all
-// on one key and that has no required pod affinity is judged so (canEarly):
-// it binds at one moment, so every spread of it must pass in one view.
+// same. Only a pod with required spreads off hostname and no required pod
+// affinity is judged so (canEarly). It binds at one moment, so every
+// spread of it, on every key, passes in one view: the first phase when all
+// pass against the early counts (a spread on a custom size label and one
+// on zone, over existing nodes all of one size and zone), else the second.
 
 // ExistingNodesFirst turns two-phase binding on (it is off by default:
 // every pod is judged against every count, so the plan holds whenever the
@@ -49,22 +51,17 @@ type earlyRec struct {
 	n *Node
 }
 
-// setCanEarly sets p.earlyKey when the pod may bind in the first phase:
-// it has required spreads off hostname, all on one key, and no required
-// pod affinity.
+// setCanEarly sets p.canEarly when the pod may bind in the first phase:
+// it has required spreads off hostname and no required pod affinity.
 func (p *Pod) setCanEarly() {
-	p.earlyKey = nil
+	p.canEarly = false
 	for _, tm := range p.Terms {
 		switch {
 		case tm.Kind == Affinity && tm.Required:
-			p.earlyKey = nil
+			p.canEarly = false
 			return
 		case tm.Kind == Spread && tm.Required && tm.Key != requirements.LabelHostname:
-			if p.earlyKey != nil && p.earlyKey != tm.g.ks {
-				p.earlyKey = nil
-				return
-			}
-			p.earlyKey = tm.g.ks
+			p.canEarly = true
 		}
 	}
 }
@@ -110,7 +107,7 @@ func (t *Tracker) EarlyMattered() bool { return t.earlyMattered }
 // recordEarly decides, before p's counts change, whether p placed on h (or
 // taken off it) binds in the first phase.
 func (t *Tracker) recordEarly(p *Pod, h *Host, add bool) bool {
-	if p.earlyKey == nil || !bindsEarly(h) {
+	if !p.canEarly || !bindsEarly(h) {
 		return false
 	}
 	k := earlyRec{p, h.Node}

@@ -172,3 +172,51 @@ func noGroup(o outcome) outcome {
 	}
 	return o
 }
+
+// TestEarlyBindingTwoKeys: a pod whose required spreads are on two keys
+// (zone and capacity type) binds in the first phase when both pass against
+// the existing nodes alone: with the only existing node in zone a and
+// on-demand, a third carrier binds there under ExistingNodesFirst, though
+// zones b and c and spot (offered by the pool, empty) refuse it against
+// every count, as they do without the option or on a node still
+// initialising.
+func TestEarlyBindingTwoKeys(t *testing.T) {
+	t.Parallel()
+	batch := map[string]string{"tier": "batch"}
+	carrier := testutil.Pod("carrier").Label("tier", "batch").Spread(zoneKey, 1, corev1.DoNotSchedule, batch).
+		Spread(ctKey, 1, corev1.DoNotSchedule, batch).Obj()
+	tests := []struct {
+		name                string
+		first, initialising bool
+		want                outcome
+	}{
+		{name: "existing nodes first", first: true, want: ok()},
+		{name: "every count", want: refused(topology.Spread, ctKey, "", false)},
+		{name: "existing nodes first, node initialising", first: true, initialising: true, want: refused(topology.Spread, ctKey, "", false)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n := zoneNode("n0", zoneA)
+			n.Labels[ctKey] = requirements.CapacityTypeOnDemand
+			n.Late = tc.initialising
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool(), nodeSource(n)}, nil, nil)
+			if tc.first {
+				tr.ExistingNodesFirst()
+			}
+			cs := specOf(carrier)
+			cs.Count = 3
+			pods := register(t, tr, cs)
+			for range 2 {
+				tr.Record(pods[0], allTerms, onNode(n))
+			}
+			got := check(tr, pods[0], allTerms, onNode(n), rankBy(nil))
+			if got.Violation != nil {
+				got.Violation.Group = ""
+			}
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Check of the third carrier (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

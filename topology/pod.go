@@ -49,9 +49,10 @@ type Pod struct {
 	// loose marks each of keys on which only loose groups count the pod
 	// (loose.go): a check never pins a NodeClaim there.
 	loose []bool
-	// earlyKey, when set, is the one key of the pod's required spreads off
-	// hostname, on which it may bind in the first phase (early.go).
-	earlyKey *keyState
+	// canEarly: the pod has required spreads off hostname and no required
+	// pod affinity, so on a ready existing node it may bind in the first
+	// phase (early.go).
+	canEarly bool
 	// affinityAfter: an affinity term of the pod follows another of its
 	// terms on the same key (ruledOut).
 	affinityAfter bool
@@ -1201,13 +1202,10 @@ const labelZoneID = "topology.k8s.aws/zone-id"
 
 // filter keeps the candidate domains every active rule allows.
 func (t *Tracker) filter(p *Pod, active Active, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
-	if p.earlyKey == ks && bindsEarly(h) {
-		// The first phase's counts, else the second's (early.go).
-		if c, v := t.filterTerms(p, active, ks, cands, h, true); v == nil {
-			return t.filterOwners(p, ks, c, h)
-		}
-	}
-	cands, v := t.filterTerms(p, active, ks, cands, h, false)
+	// The first phase's counts when every spread of the pod passes there,
+	// else the second's, on every key alike (early.go).
+	early := p.canEarly && bindsEarly(h) && t.passesEarly(p, h)
+	cands, v := t.filterTerms(p, active, ks, cands, h, early)
 	if v != nil {
 		return nil, v
 	}
@@ -1362,12 +1360,8 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 	if len(cands) == 0 {
 		return term.Kind == AntiAffinity // the node lacks the key
 	}
-	if p.earlyKey == term.g.ks && bindsEarly(h) {
-		if c, v := t.filterTerm(term, cands, h, true); v == nil && len(c) > 0 {
-			return true
-		}
-	}
-	cands, v := t.filterTerm(term, cands, h, false)
+	early := p.canEarly && bindsEarly(h) && t.passesEarly(p, h)
+	cands, v := t.filterTerm(term, cands, h, early)
 	return v == nil && len(cands) > 0
 }
 
@@ -1377,7 +1371,7 @@ func (t *Tracker) Holds(p *Pod, i int, h *Host) bool {
 func (t *Tracker) filterOwners(p *Pod, ks *keyState, cands []int32, h *Host) ([]int32, *Violation) {
 	hostname := ks.key == requirements.LabelHostname
 	late := !bindsEarly(h)
-	lateKnown := late || p.earlyKey == nil
+	lateKnown := late || !p.canEarly
 	for _, g := range p.matched {
 		if g.ks != ks || g.ownersTotal == 0 {
 			continue

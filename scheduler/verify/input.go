@@ -84,6 +84,7 @@ type vnode struct {
 	node   *corev1.Node
 	labels map[string]string // normalised; hostname set
 	taints []corev1.Taint    // the taints new pods must tolerate (nodepool.EffectiveTaints)
+	now    bool              // kube-scheduler binds there before new nodes join (nodepool.BindsNow)
 	pods   []*vpod           // bound and placed
 }
 
@@ -285,6 +286,7 @@ func (v *verifier) addExisting() error {
 			startup = t.StartupTaints
 		}
 		vn.taints = nodepool.EffectiveTaints(n, startup)
+		vn.now = nodepool.BindsNow(n, startup)
 		v.nodes = append(v.nodes, vn)
 		v.nodeIdx[n.Name] = vn
 	}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
-	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
 )
@@ -202,9 +201,10 @@ func spreadSkew(w *vworld, p *vpod, g *vspread, c corev1.TopologySpreadConstrain
 }
 
 // bindsEarly reports whether the pods planned on n bind before any
-// NodeClaim's node joins: n is an existing node that has initialised.
+// NodeClaim's node joins: n is an existing node kube-scheduler binds to
+// now (nodepool.BindsNow).
 func (n *vnode) bindsEarly() bool {
-	return n.claim == nil && (n.node == nil || nodepool.IsInitialized(n.node))
+	return n.claim == nil && (n.node == nil || n.now)
 }
 
 func claimName(n *vnode) string {
