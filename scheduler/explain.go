@@ -231,7 +231,74 @@ func (s *solver) explainAlt(c *class, p *pool, alt, level int) (Cause, error) {
 		rem := s.remainingString(p)
 		return poolCause(p, ReasonLimits, "", "", rem, "the instance types that meet the NodePool's minValues exceed its remaining limits (%s)", rem), nil
 	}
+	if c.topo.Relevant() {
+		if cause, refused := s.explainFitDomains(c, p, id, a.active); refused {
+			return cause, nil
+		}
+	}
 	return poolCause(p, ReasonTopologySpread, "", "", "", "a new NodeClaim could take the pod only in an order the solve did not reach"), nil
+}
+
+// explainFitDomains is the refusal of pool p when the pod's topology rules
+// take a new NodeClaim of set id only in domains of an instance-type label
+// that no type fitting the pod is in: a spread on a custom size label
+// whose empty domain only types too small for the pod carry. The check is
+// made again with the rules' keys narrowed to the values of the types that
+// fit (an offering's zone or capacity type is not a type label and stays).
+func (s *solver) explainFitDomains(c *class, p *pool, id int32, active topology.Active) (Cause, bool) {
+	info := s.reqs.info(id)
+	fit := s.cappedOptions(p, id, c.requests, c.ports)
+	if fit.IsEmpty() {
+		return Cause{}, false
+	}
+	var narrowed []requirements.Requirement
+	values := map[string][]string{}
+	for _, key := range c.topo.Keys() {
+		if key == requirements.LabelHostname {
+			continue
+		}
+		seen := map[string]bool{}
+		all := true
+		for _, t32 := range info.members {
+			if t := int(t32); fit.Has(t) {
+				v, ok := s.idx.Type(t).Labels[key]
+				if !ok {
+					all = false
+					break
+				}
+				seen[v] = true
+			}
+		}
+		if !all || len(seen) == 0 {
+			continue
+		}
+		vs := slices.Sorted(maps.Keys(seen))
+		values[key] = vs
+		narrowed = append(narrowed, requirements.In(key, vs...))
+	}
+	if len(narrowed) == 0 {
+		return Cause{}, false
+	}
+	reqs := info.reqs.Add(narrowed...)
+	host := topology.Host{Hostname: newHost, Requirements: reqs, Taints: p.tmpl.Taints, Domains: fitLister{info, values}}
+	if _, v := s.topo.Check(c.topo, active, &host, nil); v != nil {
+		return poolCause(p, topologyCode(v), v.Key, "", "", "the instance types that fit the pod have only %s, and there: %s", requirements.NewRequirements(narrowed...), v.Message()), true
+	}
+	return Cause{}, false
+}
+
+// fitLister lists a NodeClaim's domain values, those of the keys in values
+// narrowed to them.
+type fitLister struct {
+	base   topology.DomainLister
+	values map[string][]string
+}
+
+func (l fitLister) DomainValues(key string) []string {
+	if vs, ok := l.values[key]; ok {
+		return vs
+	}
+	return l.base.DomainValues(key)
 }
 
 // cappedOptions is the set of the cheapest instance types of set id that
