@@ -1313,6 +1313,11 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host, early bool) ([]
 			v.Permanent = term.Required && hostname && !g.isClosed
 			return nil, v
 		}
+		if t.poolDomains && !term.Required && !hostname && h.Node == nil {
+			if cands = t.karpenterPick(term, cands, h, m, self); len(cands) == 0 {
+				return nil, t.violation(term, "of the least-count domains the NodeClaim's requirements allow, most have no instance type that fits")
+			}
+		}
 	case Affinity:
 		any := slices.ContainsFunc(cands, func(d int32) bool { return g.get(d) > 0 })
 		if !any && term.self && t.canBootstrap(term) {

@@ -1,6 +1,11 @@
 package topology
 
-import "github.com/nodeplan/nodeplan/requirements"
+import (
+	"math"
+	"slices"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
 
 // SoftSpreadPoolDomains makes the tracker take a ScheduleAnyway spread's
 // domains as Karpenter does: every value of the key that some source
@@ -12,6 +17,41 @@ import "github.com/nodeplan/nodeplan/requirements"
 // relaxes as Karpenter does asks for it, so that its price is Karpenter's;
 // every other plan counts only the domains the pod can reach.
 func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
+
+// karpenterPick narrows the candidate domains of a soft spread term on a
+// NodeClaim, under SoftSpreadPoolDomains, to Karpenter's choice. Karpenter
+// takes one domain of least count among those the term's minimum runs over
+// (every value a source offers) that the NodeClaim's requirements allow
+// and the skew admits, whichever comes first among equals, and the claim
+// fails when no instance type of it is in that domain. Where most such
+// domains have no type that fits (a spread over instance sizes, of which
+// the pod's other requirements leave one), Karpenter relaxes the spread:
+// no candidate is left. Else the candidates are the least-count ones.
+func (t *Tracker) karpenterPick(term *Term, cands []int32, h *Host, m, self int32) []int32 {
+	g := term.g
+	r := h.Requirements.Get(g.ks.key)
+	least, tied := int32(math.MaxInt32), 0
+	for _, d := range term.eligible {
+		c := g.get(d) + self
+		if c-m > g.maxSkew || !r.Has(g.ks.values[d]) {
+			continue
+		}
+		switch {
+		case c < least:
+			least, tied = c, 1
+		case c == least:
+			tied++
+		}
+	}
+	if tied == 0 {
+		return cands
+	}
+	cands = keep(cands, func(d int32) bool { return g.get(d)+self == least && slices.Contains(term.eligible, d) })
+	if 2*len(cands) < tied {
+		return cands[:0]
+	}
+	return cands
+}
 
 // domainSpec is the spec whose requirements choose term's eligible
 // domains: spec, or under SoftSpreadPoolDomains for a soft spread, spec
