@@ -115,7 +115,7 @@ func (t *Tracker) pinAhead(p *Pod, active Active, h *Host, ks *keyState, i int, 
 func (t *Tracker) allowedDomains(p *Pod, active Active, h *Host, scope Scope) ([]keyCands, bool) {
 	var keys []keyCands
 	for i, key := range p.keys {
-		if scope.skips(key) || p.loose[i] {
+		if scope.skips(key) || t.skipsKey(p, i, active, h) {
 			continue
 		}
 		ks := p.keyStates[i]

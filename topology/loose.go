@@ -52,13 +52,18 @@ func (t *Tracker) KeepLooseCounts() { t.staleLoose = true }
 
 // markLoose marks the loose groups and, on every key one of them counts,
 // makes sure each value a source offers is a known domain (an open claim
-// is counted in the known values its requirements allow).
+// is counted in the known values its requirements allow). A spread group
+// only ScheduleAnyway terms own is loose too, in every plan: a NodeClaim
+// stays open on its key only for a pod whose own rules there are relaxed
+// (relaxOpenKey), and the group counts such a pod in every domain its
+// claim may take, as it counts a pinned claim's pods in its one domain.
 func (t *Tracker) markLoose() {
-	if !t.leaveOpen {
-		return
-	}
 	for _, g := range t.groups {
-		if g.kind != AntiAffinity || g.required || g.ks.key == requirements.LabelHostname {
+		switch {
+		case g.required || g.ks.key == requirements.LabelHostname:
+			continue
+		case g.kind == AntiAffinity && t.leaveOpen, g.kind == Spread:
+		default:
 			continue
 		}
 		g.loose, g.entries = true, map[string]*looseEntry{}
@@ -80,11 +85,69 @@ func (t *Tracker) markLoose() {
 	}
 }
 
+// looseAnti reports whether g is a loose anti-affinity group (the claims
+// of the pods only such groups count stay open: looseKey, softOwnerKey).
+func (g *group) looseAnti() bool { return g.loose && g.kind == AntiAffinity }
+
 // looseKey reports whether the pod's NodeClaim stays open on key: only
 // loose groups count the pod there, and no term of its own is on it.
 func (p *Pod) looseKey(key string) bool {
-	return p.countedOnlyBy(key, func(g *group) bool { return g.loose })
+	return p.countedOnlyBy(key, (*group).looseAnti)
 }
+
+// relaxOpenKey reports whether a NodeClaim may stay open on key for the
+// pod once its rules there are relaxed (CheckScope, with none of them
+// active): key is not hostname, every term of the pod on it is a
+// preference, and only loose groups count the pod there. Pinning the
+// claim for a preference the pod no longer keeps could leave it no
+// instance type, or too few for a NodePool's minValues (a spread over a
+// catalog's size label, in zones where each size has fewer types than the
+// minValues asks).
+func (p *Pod) relaxOpenKey(key string) bool {
+	if key == requirements.LabelHostname {
+		return false
+	}
+	owns := false
+	for _, t := range p.Terms {
+		if t.Key != key {
+			continue
+		}
+		if t.Required {
+			return false
+		}
+		owns = true
+	}
+	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.loose })
+}
+
+// activeOn reports whether a term of the pod on key is active.
+func (p *Pod) activeOn(active Active, key string) bool {
+	for i, t := range p.Terms {
+		if t.Key == key && active(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipsKey reports whether a check of the pod on host h leaves its i-th
+// key alone: only loose anti-affinity groups count the pod there, or,
+// under OpenRelaxed, its rules there are all relaxed preferences on a
+// NodeClaim (relaxOpenKey).
+func (t *Tracker) skipsKey(p *Pod, i int, active Active, h *Host) bool {
+	return p.loose[i] || (t.openRelaxed && p.relaxOpen[i] && h.Node == nil && !p.activeOn(active, p.keys[i]))
+}
+
+// OpenRelaxed turns on (or off) leaving a NodeClaim open on the keys where
+// a pod's rules are all relaxed preferences and only loose groups count it
+// (relaxOpenKey); off, the claim is pinned there as on any key. The
+// scheduler turns it on for a pod's last try, once every preference it
+// may relax is relaxed and the pod still has no place.
+func (t *Tracker) OpenRelaxed(on bool) { t.openRelaxed = on }
+
+// RelaxOpens reports whether some key of the pod may be left open under
+// OpenRelaxed.
+func (p *Pod) RelaxOpens() bool { return slices.Contains(p.relaxOpen, true) }
 
 // countedOnlyBy reports whether key is not hostname, no term of the pod is
 // on it, and the groups that count the pod on it are at least one and all
@@ -123,6 +186,19 @@ func (t *Tracker) looseDomains(ks *keyState, h *Host) []int32 {
 	return out
 }
 
+// looseDoms are the domains loose group g counts a pod of NodeClaim h in:
+// those h may still take (looseDomains), or for a spread group the one h
+// is decided in when it is (by its requirements or, alone, by its
+// instance types and offerings).
+func (t *Tracker) looseDoms(g *group, h *Host) []int32 {
+	if g.kind == Spread {
+		if d, ok := t.domainOf(g.ks, h); ok {
+			return []int32{d}
+		}
+	}
+	return t.looseDomains(g.ks, h)
+}
+
 // countLoose adds the pod on NodeClaim h to loose group g (or takes it
 // away), after counting the claim's pods already there again in the
 // domains h can take now.
@@ -139,7 +215,7 @@ func (t *Tracker) countLoose(g *group, h *Host, add bool) {
 		t.countStale(g, e, h, add)
 		return
 	}
-	t.reloose(g, e, t.looseDomains(g.ks, h))
+	t.reloose(g, e, t.looseDoms(g, h))
 	if !add {
 		if e.n == 0 {
 			return
@@ -159,7 +235,7 @@ func (t *Tracker) countLoose(g *group, h *Host, add bool) {
 // last pod that joined.
 func (t *Tracker) countStale(g *group, e *looseEntry, h *Host, add bool) {
 	if add {
-		doms := t.looseDomains(g.ks, h)
+		doms := t.looseDoms(g, h)
 		e.each = append(e.each, doms)
 		t.shiftLoose(g, doms, 1)
 		return
@@ -208,7 +284,7 @@ func (t *Tracker) Rehost(h *Host) {
 	}
 	for _, g := range t.looseGroups {
 		if e := g.entries[h.Hostname]; e != nil {
-			t.reloose(g, e, t.looseDomains(g.ks, h))
+			t.reloose(g, e, t.looseDoms(g, h))
 		}
 	}
 }
@@ -232,7 +308,7 @@ func (p *Pod) softOwnerKey(key string) bool {
 		}
 		owns = true
 	}
-	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.loose })
+	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.looseAnti() })
 }
 
 // openPin is the requirement that keeps a NodeClaim open on every domain

@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"math"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -221,5 +222,98 @@ func checkLooseSteps(t *testing.T, tr *topology.Tracker, w, probe *topology.Pod,
 	}
 	if ok := tr.DomainSum() == start; ok != back {
 		t.Errorf("DomainSum back at the start: %t, want %t", ok, back)
+	}
+}
+
+// TestOpenRelaxed: under OpenRelaxed a NodeClaim stays open on a key where
+// the pod's only rule is a relaxed ScheduleAnyway spread and only groups
+// of preferences count it, so a pin there never takes the claim's
+// instance types away; a required spread of another pod that counts the
+// pod there keeps the key pinned, and an active rule of its own is
+// checked as ever.
+func TestOpenRelaxed(t *testing.T) {
+	t.Parallel()
+	none := func([]requirements.Requirement, string, string) float64 { return math.Inf(1) }
+	racks := poolSource("default", map[string][]string{rackKey: {"r1", "r2"}})
+	tests := []struct {
+		name     string
+		open     bool
+		required bool
+		active   topology.Active
+		want     outcome
+	}{
+		{name: "pinned: no rack has an instance type", active: requiredOnly, want: refused(topology.Spread, rackKey, "", false)},
+		{name: "open relaxed", open: true, active: requiredOnly, want: ok()},
+		{name: "open relaxed, counted by a required spread", open: true, required: true, active: requiredOnly,
+			want: refused(topology.Spread, rackKey, "", false)},
+		{name: "open relaxed, the spread active", open: true, active: allTerms, want: refused(topology.Spread, rackKey, "", false)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{racks}, nil, nil)
+			other := testutil.Pod("other").Label("app", "other")
+			if tc.required {
+				other = other.Spread(rackKey, 1, corev1.DoNotSchedule, map[string]string{"tier": "batch"})
+			}
+			pods := register(t, tr, specOf(other.Obj()),
+				specOf(testutil.Pod("batch").Label("tier", "batch").
+					Spread(rackKey, 1, corev1.ScheduleAnyway, map[string]string{"tier": "batch"}).Obj()))
+			tr.OpenRelaxed(tc.open)
+			host := &topology.Host{Hostname: "c1", Requirements: requirements.NewRequirements(requirements.In(rackKey, "r1", "r2")),
+				Domains: domainList{rackKey: {"r1", "r2"}}}
+			got := check(tr, pods[1], tc.active, host, none)
+			if got.Violation != nil {
+				got.Violation.Group = ""
+			}
+			if diff := gocmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOpenRelaxedCounts: a pod placed on a NodeClaim left open on its
+// relaxed soft spread's zone counts for that spread in every zone the
+// claim may take, in the one it takes once narrowed (Rehost), and nowhere
+// once taken away: a second replica with the spread active may go to zone
+// a only while a is no fuller than the others.
+func TestOpenRelaxedCounts(t *testing.T) {
+	t.Parallel()
+	open := &topology.Host{Hostname: "c1"}
+	narrow := zonalClaim("c1", zoneA)
+	tests := []struct {
+		name  string
+		steps func(tr *topology.Tracker, w *topology.Pod)
+		// want: whether the replica may go to a NodeClaim in zone a, in b.
+		wantA, wantB bool
+	}{
+		{name: "nothing placed", steps: func(*topology.Tracker, *topology.Pod) {}, wantA: true, wantB: true},
+		{name: "open claim: counted in every zone", wantA: true, wantB: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) { tr.Record(w, requiredOnly, open) }},
+		{name: "narrowed to a: counted in a", wantB: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, requiredOnly, open)
+				tr.Rehost(narrow)
+			}},
+		{name: "taken away after narrowing", wantA: true, wantB: true,
+			steps: func(tr *topology.Tracker, w *topology.Pod) {
+				tr.Record(w, requiredOnly, open)
+				tr.Rehost(narrow)
+				tr.Unrecord(w, requiredOnly, narrow)
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+			pods := register(t, tr, specOf(testutil.Pod("web").Label("app", "web").Spread(zoneKey, 1, corev1.ScheduleAnyway, web).Obj()))
+			tc.steps(tr, pods[0])
+			gotA := check(tr, pods[0], allTerms, zonalClaim("c2", zoneA), nil).Violation == nil
+			gotB := check(tr, pods[0], allTerms, zonalClaim("c3", zoneB), nil).Violation == nil
+			if gotA != tc.wantA || gotB != tc.wantB {
+				t.Errorf("replica allowed in zone a %v, b %v; want %v, %v", gotA, gotB, tc.wantA, tc.wantB)
+			}
+		})
 	}
 }

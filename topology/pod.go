@@ -47,8 +47,10 @@ type Pod struct {
 	// keyStates holds the tracker's state of each of keys (Finish).
 	keyStates []*keyState
 	// loose marks each of keys on which only loose groups count the pod
-	// (loose.go): a check never pins a NodeClaim there.
-	loose []bool
+	// (loose.go): a check never pins a NodeClaim there; relaxOpen, each on
+	// which a check leaves a NodeClaim open once the pod's rules there are
+	// relaxed (relaxOpenKey).
+	loose, relaxOpen []bool
 	// canEarly: the pod has required spreads off hostname and no required
 	// pod affinity, so on a ready existing node it may bind in the first
 	// phase (early.go).
@@ -154,6 +156,7 @@ func (t *Tracker) Finish(pods []*Pod, specs []PodSpec) {
 		for _, k := range p.keys {
 			p.keyStates = append(p.keyStates, t.keys[k])
 			p.loose = append(p.loose, p.looseKey(k))
+			p.relaxOpen = append(p.relaxOpen, p.relaxOpenKey(k))
 			p.open = append(p.open, (t.leaveOpen && p.softOwnerKey(k)) || (t.inverseOpen && p.inverseOnlyKey(k)))
 		}
 	}
@@ -644,7 +647,7 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 	}
 	var pins []requirements.Requirement
 	for i, key := range p.keys {
-		if scope.skips(key) || p.loose[i] {
+		if scope.skips(key) || t.skipsKey(p, i, active, h) {
 			continue
 		}
 		ks := p.keyStates[i]

@@ -130,9 +130,11 @@ type Tracker struct {
 	replay         []int32 // ruledOut's candidates
 	viol           Violation
 	// looseGroups are the groups markLoose marked, in creation order
-	// (none unless leaveOpen: LeaveSoftTargetsOpen).
+	// (anti-affinity ones only under leaveOpen: LeaveSoftTargetsOpen).
 	looseGroups []*group
 	leaveOpen   bool
+	// openRelaxed: see OpenRelaxed.
+	openRelaxed bool
 	// staleLoose keeps each pod's loose counts where they were made
 	// (KeepLooseCounts).
 	staleLoose bool
