@@ -921,9 +921,19 @@ func (c claimLabels) leavesNotIn(alt requirements.Requirements) (requirements.Re
 // surelyMeets reports whether the claim's node meets alt whatever type it
 // launches: each key of alt is one every node carries (arch, os, instance
 // type, zone, capacity type), asked to exist or to take a value among
-// those the claim's types and offerings leave.
+// those the claim's types and offerings leave, or one the node will not
+// have (unlabelled), asked to be absent (DoesNotExist, NotIn).
 func (c claimLabels) surelyMeets(alt requirements.Requirements) bool {
 	for r := range alt.All() {
+		if c.unlabelled(r.Key()) {
+			// The node will not have the key (a custom label its NodePool
+			// does not declare): DoesNotExist and NotIn hold there, and
+			// no pin could make the label appear.
+			if r.AllowsAbsent() {
+				continue
+			}
+			return false
+		}
 		if !alwaysLabelled(r.Key()) {
 			return false
 		}

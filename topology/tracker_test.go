@@ -1418,3 +1418,27 @@ func TestCheckSpreadOwnerWithinEligible(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckSpreadOwnersFilterUndeclared: owners whose node filter asks a
+// custom label to be absent (team DoesNotExist) count a pod on a NodeClaim
+// of a NodePool that does not declare the label, since its node will not
+// have it; the claim is never pinned to "team Exists", which no node of
+// that NodePool can meet and which would let a pod requiring a team join.
+func TestCheckSpreadOwnersFilterUndeclared(t *testing.T) {
+	t.Parallel()
+	tr := topology.New(requirements.DefaultSchema(), []topology.Source{zonePool()}, nil, nil)
+	owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj())
+	owner.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.DoesNotExist("team"))}
+	pods := register(t, tr, owner, specOf(testutil.Pod("follower").Label("app", "web").Obj()))
+	tr.Record(pods[0], allTerms, zonalClaim("r", zoneA))
+	claim := func(zone string) *topology.Host {
+		return &topology.Host{Hostname: "c", Requirements: requirements.NewRequirements(requirements.In(zoneKey, zone)),
+			Domains: domainList{zoneKey: {zone}}}
+	}
+	if diff := gocmp.Diff(refused(topology.Spread, zoneKey, spreadZoneWeb, false), check(tr, pods[1], allTerms, claim(zoneA), nil)); diff != "" {
+		t.Errorf("Check in zone a (-want +got):\n%s", diff)
+	}
+	if diff := gocmp.Diff(ok(), check(tr, pods[1], allTerms, claim(zoneB), nil)); diff != "" {
+		t.Errorf("Check in zone b (-want +got):\n%s", diff)
+	}
+}
