@@ -265,6 +265,12 @@ type config struct {
 	noRelaxations bool
 	// existingFirst: WithExistingNodesFirst.
 	existingFirst bool
+	// noOpenRelaxed marks the plan made without a pod's last try on
+	// NodeClaims left open on its relaxed keys (orWithoutOpenRelaxed);
+	// openRelaxedSeen is raised by any plan of the solve whose pod took
+	// that try (set by Solve, shared by its plans).
+	noOpenRelaxed   bool
+	openRelaxedSeen *atomic.Bool
 	// ownersLeftOut marks the plan orOwnersLeftOut makes.
 	ownersLeftOut bool
 	// keepTiedDomains is WithSpreadDomainsKept.

@@ -179,30 +179,6 @@ func (s *solver) placeKarpenterOrder(pp *pending) bool {
 	return s.placeOpenRelaxed(pp, len(c.steps), len(c.steps) >= c.nWhile)
 }
 
-// placeOpenRelaxed is the last try of a pod that every relaxation left
-// without a place: the same level, each NodeClaim left open on the keys
-// where the pod's rules are all relaxed preferences and only groups of
-// preferences count it (topology.Tracker.OpenRelaxed). A claim pinned
-// there for a preference the pod no longer keeps may have no instance type
-// left, or too few for its NodePool's minValues (a ScheduleAnyway spread
-// over a catalog's size label in zones where each size has fewer types
-// than minValues asks: seed 50086, 47 pods where Karpenter places 60).
-func (s *solver) placeOpenRelaxed(pp *pending, level int, allowNew bool) bool {
-	c := pp.cls
-	if s.topo == nil || !c.topo.RelaxOpens() {
-		return false
-	}
-	s.topo.OpenRelaxed(true)
-	defer s.topo.OpenRelaxed(false)
-	for alt := range c.alts {
-		if a, ok := s.newAttempt(c, alt, level, allowNew); ok && s.tryPlace(pp, a) {
-			pp.relaxed = c.relaxedAt(level)
-			return true
-		}
-	}
-	return false
-}
-
 // tryPlace places the pod: on an existing node when one takes it, else on
 // the planned NodeClaim of any NodePool whose price grows the least, unless
 // a new NodeClaim of the first NodePool (by weight) that can take the pod

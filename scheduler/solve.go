@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -107,8 +108,12 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	// 2. The plans (portfolio.go: nodeplan's own and the alternatives that
 	// guard it), each prepared, placed, improved and settled; the best.
 	cfg.shared = newExistingShare(cfg.memo)
+	cfg.openRelaxedSeen = new(atomic.Bool)
 	s, err := planned(pods, nodePools, catalog, cfg)
 	if err != nil {
+		return Result{}, err
+	}
+	if s, err = s.orWithoutOpenRelaxed(pods, nodePools, catalog, cfg); err != nil {
 		return Result{}, err
 	}
 	if s, err = s.orClaimsFirst(pods, nodePools, catalog, cfg); err != nil {
