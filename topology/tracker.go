@@ -69,8 +69,9 @@ type Node struct {
 	Labels map[string]string
 	Taints []corev1.Taint
 	// Late marks a node whose pods bind only once it is ready: the node a
-	// NodeClaim launches as, or an existing node still initialising
-	// (two-phase binding, early.go).
+	// NodeClaim launches as, or an existing node still initialising that
+	// kube-scheduler cannot bind to yet (a startup or ephemeral taint, or
+	// not Ready: nodepool.BindsNow) (two-phase binding, early.go).
 	Late bool
 }
 
