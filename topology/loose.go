@@ -59,11 +59,8 @@ func (t *Tracker) KeepLooseCounts() { t.staleLoose = true }
 // claim may take, as it counts a pinned claim's pods in its one domain.
 func (t *Tracker) markLoose() {
 	for _, g := range t.groups {
-		switch {
-		case g.required || g.ks.key == requirements.LabelHostname:
-			continue
-		case g.kind == AntiAffinity && t.leaveOpen, g.kind == Spread:
-		default:
+		soft := !g.required && g.ks.key != requirements.LabelHostname
+		if !soft || (g.kind != Spread && (g.kind != AntiAffinity || !t.leaveOpen)) {
 			continue
 		}
 		g.loose, g.entries = true, map[string]*looseEntry{}
@@ -104,20 +101,7 @@ func (p *Pod) looseKey(key string) bool {
 // catalog's size label, in zones where each size has fewer types than the
 // minValues asks).
 func (p *Pod) relaxOpenKey(key string) bool {
-	if key == requirements.LabelHostname {
-		return false
-	}
-	owns := false
-	for _, t := range p.Terms {
-		if t.Key != key {
-			continue
-		}
-		if t.Required {
-			return false
-		}
-		owns = true
-	}
-	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.loose })
+	return p.prefersOnly(key, func(Term) bool { return true }) && p.countedOnlyWhere(key, func(g *group) bool { return g.loose })
 }
 
 // activeOn reports whether a term of the pod on key is active.
@@ -295,6 +279,12 @@ func (t *Tracker) Rehost(h *Host) {
 // placed before, its NodeClaim may take any domain the terms allow when it
 // is placed rather than one chosen now.
 func (p *Pod) softOwnerKey(key string) bool {
+	return p.prefersOnly(key, func(t Term) bool { return t.Kind == AntiAffinity }) && p.countedOnlyWhere(key, (*group).looseAnti)
+}
+
+// prefersOnly reports whether key is not hostname and the pod has terms on
+// it, all preferences that kind accepts.
+func (p *Pod) prefersOnly(key string, kind func(Term) bool) bool {
 	if key == requirements.LabelHostname {
 		return false
 	}
@@ -303,12 +293,18 @@ func (p *Pod) softOwnerKey(key string) bool {
 		if t.Key != key {
 			continue
 		}
-		if t.Required || t.Kind != AntiAffinity {
+		if t.Required || !kind(t) {
 			return false
 		}
 		owns = true
 	}
-	return owns && !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !g.looseAnti() })
+	return owns
+}
+
+// countedOnlyWhere reports whether every group that counts the pod on key
+// is one only accepts.
+func (p *Pod) countedOnlyWhere(key string, only func(*group) bool) bool {
+	return !slices.ContainsFunc(p.matched, func(g *group) bool { return g.ks.key == key && !only(g) })
 }
 
 // openPin is the requirement that keeps a NodeClaim open on every domain
