@@ -89,6 +89,11 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 				cfgs = append(cfgs, bc)
 			}
 		}
+		if slices.ContainsFunc(pods, requiredPodAffinity) {
+			rc := fc
+			rc.unfollowRequired = true
+			cfgs = append(cfgs, rc)
+		}
 		for _, c := range cfgs {
 			f, err := planFewest(pods, nodePools, catalog, c)
 			if err == nil && f != nil {
@@ -101,6 +106,7 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			if f == nil {
 				continue
 			}
+
 			if fewest == nil {
 				fewest = f
 				continue
@@ -132,6 +138,16 @@ func preferredPodAffinity(p *corev1.Pod) bool {
 	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0
 }
 
+// requiredPodAffinity reports whether the pod has a required pod affinity
+// term (a nil pod, which Solve reports, has none).
+func requiredPodAffinity(p *corev1.Pod) bool {
+	if p == nil {
+		return false
+	}
+	a := p.Spec.Affinity
+	return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
 // offHostPreferredPodAffinity reports whether the pod has a preferred pod
 // affinity term on a key other than the hostname.
 func offHostPreferredPodAffinity(p *corev1.Pod) bool {
@@ -155,12 +171,14 @@ func offHostPreferredPodAffinity(p *corev1.Pod) bool {
 // selects other pending pods (by size, not after those: classes.go,
 // followTargets), and only when there are such pods (orFewest asks for it
 // only when some pod has a preferred pod affinity the policy does not
-// ignore: the plan would be own's). As a plan of the
+// ignore: the plan would be own's). With unfollowRequired, the same for
+// pods with preferences whose required pod affinity selects other pending
+// pods (made only when there are such pods). As a plan of the
 // portfolio it steered the plans made next (the unplaced pods they start
 // from) into ones placing fewer pods (seed 32099).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s, err := newSolver(pods, nodePools, catalog, cfg)
-	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && !s.preferredFollowers) {
+	if err != nil || s.honorsPreferences() || len(s.pending) == 0 || (cfg.unfollowPreferred && !s.preferredFollowers) || (cfg.unfollowRequired && !s.requiredFollowers) {
 		return nil, err
 	}
 	if !cfg.ownersLast && slices.ContainsFunc(s.classes, s.countsOthers) {

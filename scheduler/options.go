@@ -217,6 +217,14 @@ type config struct {
 	// set only for one more plan that relaxes in Karpenter's order, made
 	// and finished apart (karpenter.go: orFewest).
 	unfollowPreferred bool
+	// unfollowRequired queues a class whose required pod affinity selects
+	// other pending classes, and which has preferences to relax, in the
+	// queue's own order too: Karpenter tries such a pod by size, before its
+	// targets, relaxes a preference when it fails and tries again later;
+	// meanwhile a relaxed attempt may find a target already running on an
+	// existing node. Set only for one more plan of Karpenter's packing
+	// (karpenter.go: orFewest).
+	unfollowRequired bool
 	// unseenTargets fails every attempt that enforces a preferred pod
 	// affinity on a key other than the hostname whose selector matches no
 	// existing pod, as Karpenter does: it sees a pod in such a domain only
