@@ -131,6 +131,10 @@ type config struct {
 	// (topology.Tracker.SoftSpreadPoolDomains); a plan of its own, next to
 	// the one that counts the domains its pods can reach.
 	poolSoftDomains bool
+	// pickRequired, with poolSoftDomains, makes Karpenter's pick of a
+	// least-count domain narrow a required spread too while the pod has
+	// preferences left to relax (topology.Tracker.PickRequiredDomains).
+	pickRequired bool
 	// keepSelfAntiAffinity keeps, in the plan that packs like Karpenter,
 	// the preferred anti-affinity on a key other than hostname that selects
 	// the pod itself, which that plan otherwise drops

@@ -187,6 +187,10 @@ func (s *solver) placeKarpenterOrder(pp *pending) bool {
 // in Karpenter (existing nodes, then in-flight NodeClaims, then new ones).
 func (s *solver) tryPlace(pp *pending, a attempt) bool {
 	c := a.c
+	if s.cfg.pickRequired {
+		s.topo.PickRequiredDomains(a.alt < len(c.alts)-1 || a.level < len(c.steps))
+		defer s.topo.PickRequiredDomains(false)
+	}
 	if en := s.findExisting(pp, a); en != nil {
 		return true
 	}

@@ -330,6 +330,11 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 				more = append(more, c)
 			}
 		}
+		if !cfg.noRelaxations && s.requiredSpreadWithPreferences() {
+			pick := join
+			pick.poolSoftDomains, pick.pickRequired = true, true
+			more = append(more, pick)
+		}
 	}
 	if s.hasReservations && s.countsOffHostname() && len(s.pending) <= alternativeMaxPods {
 		res := cfg
@@ -899,6 +904,23 @@ func otherAntiAffinity(c *class) bool {
 func selfZoneAntiAffinity(c *class) bool {
 	a := c.sample.Spec.Affinity
 	return a != nil && pessimisticAntiAffinity(a, c.labels) != a
+}
+
+// requiredSpreadWithPreferences reports whether a pod with preferences
+// to relax has a DoNotSchedule spread off the hostname: Karpenter's pick
+// of the spread's domain may make it relax them (pickRequired).
+func (s *solver) requiredSpreadWithPreferences() bool {
+	for _, c := range s.classes {
+		if c.invalid != nil || len(c.steps) == 0 {
+			continue
+		}
+		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
+			if tsc.WhenUnsatisfiable == corev1.DoNotSchedule && tsc.TopologyKey != corev1.LabelHostname {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // softSpreadOffHostname reports whether some valid class has a

@@ -1326,7 +1326,7 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host, early bool) ([]
 			v.Permanent = term.Required && hostname && !g.isClosed
 			return nil, v
 		}
-		if t.poolDomains && !term.Required && !hostname && h.Node == nil {
+		if t.poolDomains && (!term.Required || t.pickRequired) && !hostname && h.Node == nil {
 			if cands = t.karpenterPick(term, cands, h, m, self); len(cands) == 0 {
 				return nil, t.violation(term, "of the least-count domains the NodeClaim's requirements allow, most have no instance type that fits")
 			}

@@ -18,6 +18,17 @@ import (
 // every other plan counts only the domains the pod can reach.
 func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
 
+// PickRequiredDomains makes Karpenter's pick (karpenterPick) narrow a
+// required spread's domains on a NodeClaim too, under
+// SoftSpreadPoolDomains, while on. Karpenter picks a least-count domain
+// for a DoNotSchedule spread the same way, and when the NodeClaim has no
+// instance type that fits there the pod fails and relaxes its next
+// preference (a preferred architecture, say) rather than taking the
+// domain where its preferred types are. A caller sets it for the attempts
+// that leave the pod preferences to relax, and clears it for the last
+// (where failing would leave the pod unplaced, not relaxed).
+func (t *Tracker) PickRequiredDomains(on bool) { t.pickRequired = on }
+
 // karpenterPick narrows the candidate domains of a soft spread term on a
 // NodeClaim, under SoftSpreadPoolDomains, to Karpenter's choice. Karpenter
 // takes one domain of least count among those the term's minimum runs over
@@ -26,7 +37,11 @@ func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
 // fails when no instance type of it is in that domain. Where most such
 // domains have no type that fits (a spread over instance sizes, of which
 // the pod's other requirements leave one), Karpenter relaxes the spread:
-// no candidate is left. Else the candidates are the least-count ones.
+// no candidate is left. A required spread's term (PickRequiredDomains)
+// fails when any of them has no type that fits: Karpenter's pick among
+// equals is its map's order, so such a pod relaxes its next preference in
+// some of its runs, and the plan made so is Karpenter's cheaper outcome.
+// Else the candidates are the least-count ones.
 func (t *Tracker) karpenterPick(term *Term, cands []int32, h *Host, m, self int32) []int32 {
 	g := term.g
 	r := h.Requirements.Get(g.ks.key)
@@ -47,7 +62,7 @@ func (t *Tracker) karpenterPick(term *Term, cands []int32, h *Host, m, self int3
 		return cands
 	}
 	cands = keep(cands, func(d int32) bool { return g.get(d)+self == least && slices.Contains(term.eligible, d) })
-	if 2*len(cands) < tied {
+	if 2*len(cands) < tied || (term.Required && len(cands) < tied) {
 		return cands[:0]
 	}
 	return cands

@@ -26,7 +26,10 @@ func TestKarpenterPick(t *testing.T) {
 		// claim: the values the NodeClaim's instance types can take.
 		claim []string
 		pool  bool
-		want  outcome
+		// required: a DoNotSchedule spread, with PickRequiredDomains on
+		// (pick) or off.
+		required, pick bool
+		want           outcome
 	}{
 		{name: "capacity type: least-count tie, one of two reachable", key: ctKey, claim: []string{requirements.CapacityTypeOnDemand},
 			pool: true, want: ok("karpenter.sh/capacity-type In [on-demand]")},
@@ -38,6 +41,12 @@ func TestKarpenterPick(t *testing.T) {
 			want: ok("topology.kubernetes.io/zone In [" + zoneA + "]")},
 		{name: "zone: two of three reachable", key: zoneKey, claim: []string{zoneA, zoneB}, pool: true,
 			want: ok("topology.kubernetes.io/zone In [" + zoneA + "]")},
+		{name: "required zone: two of three reachable, picked", key: zoneKey, claim: []string{zoneA, zoneB}, pool: true,
+			required: true, pick: true, want: refused(topology.Spread, zoneKey, "", false)},
+		{name: "required zone: two of three reachable, not picked", key: zoneKey, claim: []string{zoneA, zoneB}, pool: true,
+			required: true, want: ok("topology.kubernetes.io/zone In [" + zoneA + "]")},
+		{name: "required zone: one least-count zone, reachable, picked", key: zoneKey, placed: 1, claim: []string{zoneB, zoneC}, pool: true,
+			required: true, pick: true, want: ok("topology.kubernetes.io/zone In [" + zoneB + "]")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +55,12 @@ func TestKarpenterPick(t *testing.T) {
 			if tc.pool {
 				tr.SoftSpreadPoolDomains()
 			}
-			pod := testutil.Pod("web").Label("app", "web").Spread(tc.key, 1, corev1.ScheduleAnyway, web).Obj()
+			tr.PickRequiredDomains(tc.pick)
+			when := corev1.ScheduleAnyway
+			if tc.required {
+				when = corev1.DoNotSchedule
+			}
+			pod := testutil.Pod("web").Label("app", "web").Spread(tc.key, 1, when, web).Obj()
 			pods := register(t, tr, specOf(pod))
 			placed := &topology.Host{Hostname: "placed", Requirements: requirements.NewRequirements(
 				requirements.In(zoneKey, zoneA), requirements.In(ctKey, requirements.CapacityTypeOnDemand))}

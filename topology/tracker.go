@@ -150,8 +150,9 @@ type Tracker struct {
 	// enterCheaper: see EnterFilterWhenCheaper; enterSeen: see
 	// EnterWasCheaper.
 	enterCheaper, enterSeen bool
-	// poolDomains: see SoftSpreadPoolDomains.
-	poolDomains bool
+	// poolDomains: see SoftSpreadPoolDomains; pickRequired: see
+	// PickRequiredDomains.
+	poolDomains, pickRequired bool
 	// eligibleMemo holds, per eligibleKey, the domains the existing
 	// sources give (eligible).
 	eligibleMemo map[string][]int32
