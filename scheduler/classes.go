@@ -713,9 +713,10 @@ const maxFollowChecks = 1 << 20
 // plan that relaxes in Karpenter's order (unfollowPreferred, orFewest) only
 // required terms make a pod wait: Karpenter queues by size and relaxes a
 // preferred affinity whose target is not placed yet at once; in another
-// (unfollowRequired) a pod with preferences does not wait for the targets
-// of its required terms either: Karpenter tries it by size, and relaxes
-// its preferences while the targets are not placed. A target that
+// (unfollowRequired) a pod does not wait for the targets of its required
+// terms either: Karpenter tries it by size, where a target already running
+// on an existing node may take it (before a pending target fills that
+// node), and relaxes its preferences while the targets are not placed. A target that
 // repels its follower (repels) is one too, but in the plan made with
 // unfollowRepelled (whenLeft), where the queue's own order decides.
 func (s *solver) followTargets() {
@@ -750,7 +751,7 @@ func (s *solver) followTargets() {
 					if s.cfg.unfollowPreferred {
 						continue
 					}
-				} else if podPreferences(c.sample) {
+				} else {
 					s.requiredFollowers = true
 					if s.cfg.unfollowRequired {
 						continue
@@ -760,22 +761,6 @@ func (s *solver) followTargets() {
 			}
 		}
 	}
-}
-
-// podPreferences reports whether the pod has a preference of its own: a
-// preferred node-affinity or pod (anti-)affinity term, or a ScheduleAnyway
-// spread.
-func podPreferences(p *corev1.Pod) bool {
-	if a := p.Spec.Affinity; a != nil {
-		if (a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
-			(a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
-			(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) {
-			return true
-		}
-	}
-	return slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(t corev1.TopologySpreadConstraint) bool {
-		return t.WhenUnsatisfiable == corev1.ScheduleAnyway
-	})
 }
 
 // repels reports whether a required anti-affinity term of x keeps pods of

@@ -172,8 +172,8 @@ func offHostPreferredPodAffinity(p *corev1.Pod) bool {
 // followTargets), and only when there are such pods (orFewest asks for it
 // only when some pod has a preferred pod affinity the policy does not
 // ignore: the plan would be own's). With unfollowRequired, the same for
-// pods with preferences whose required pod affinity selects other pending
-// pods (made only when there are such pods). As a plan of the
+// pods whose required pod affinity selects other pending pods (made only
+// when there are such pods). As a plan of the
 // portfolio it steered the plans made next (the unplaced pods they start
 // from) into ones placing fewer pods (seed 32099).
 func planFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {

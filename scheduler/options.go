@@ -222,12 +222,11 @@ type config struct {
 	// and finished apart (karpenter.go: orFewest).
 	unfollowPreferred bool
 	// unfollowRequired queues a class whose required pod affinity selects
-	// other pending classes, and which has preferences to relax, in the
-	// queue's own order too: Karpenter tries such a pod by size, before its
-	// targets, relaxes a preference when it fails and tries again later;
-	// meanwhile a relaxed attempt may find a target already running on an
-	// existing node. Set only for one more plan of Karpenter's packing
-	// (karpenter.go: orFewest).
+	// other pending classes in the queue's own order too: Karpenter tries
+	// such a pod by size, before its targets, and it may join a target
+	// already running on an existing node before a pending target takes
+	// the room there, or relax a preference and try again later. Set only
+	// for one more plan of Karpenter's packing (karpenter.go: orFewest).
 	unfollowRequired bool
 	// unseenTargets fails every attempt that enforces a preferred pod
 	// affinity on a key other than the hostname whose selector matches no

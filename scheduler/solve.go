@@ -53,9 +53,8 @@ type solver struct {
 	// preferredFollowers is set when a class's preferred pod affinity
 	// selects another pending class (classes.go: followTargets).
 	preferredFollowers bool
-	// requiredFollowers is set when a class with preferences has a
-	// required pod affinity that selects another pending class
-	// (classes.go: followTargets).
+	// requiredFollowers is set when a class's required pod affinity
+	// selects another pending class (classes.go: followTargets).
 	requiredFollowers bool
 	// hasReservations is set when some offering is a capacity reservation.
 	// Then claims hold reservations while they are planned: resHeld counts
