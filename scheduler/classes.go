@@ -722,6 +722,9 @@ const maxFollowChecks = 1 << 20
 func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {
+		if s.cfg.firstUnfollow && slices.ContainsFunc(c.pods, func(pp *pending) bool { return s.cfg.first[pp.name] }) {
+			continue // queued first, before its targets (firstUnfollow)
+		}
 		terms := affinityTerms(c.sample)
 		required := len(requiredAffinityTerms(c.sample))
 		for i, t := range terms {

@@ -312,3 +312,26 @@ func TestImproveNeverRaisesPrice(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowerFirstWithoutRelaxations: a follower of a required pod
+// affinity left unplaced because its pending target took the last room
+// beside a running target is placed by the plan that queues it first,
+// before its targets (firstUnfollow), in a solve made without the plans of
+// Karpenter's packing (WithoutRelaxations, as consolidation's simulations
+// are), where the unfollowRequired plan is not made.
+func TestFollowerFirstWithoutRelaxations(t *testing.T) {
+	in, err := manifest.Load(filepath.Join("..", "testdata", "scenarios", "never-worse-required-affinity-follower-first", "manifests.yaml"))
+	require.NoError(t, err)
+	cat, err := aws.Catalog()
+	require.NoError(t, err)
+	res, err := scheduler.Solve(in.Pods, in.NodePools, cat, append(in.Options(), scheduler.WithoutRelaxations())...)
+	require.NoError(t, err)
+	require.Empty(t, unplacedSet(res), "every pod placed")
+	var onNode []string
+	for _, n := range res.ExistingNodes {
+		if n.Name == "node-a" {
+			onNode = n.Pods
+		}
+	}
+	require.Equal(t, []string{"default/worker"}, onNode, "the worker joins the running cache pod")
+}

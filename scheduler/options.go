@@ -184,6 +184,13 @@ type config struct {
 	// first names pods queued before all others; set only for the plan
 	// Solve makes when pods were left unplaced.
 	first map[string]bool
+	// firstUnfollow queues the pods first names largest first, as
+	// Karpenter does, and before the targets of their pod affinity too
+	// (which they otherwise wait for): a follower left unplaced because a
+	// pending target took the last room beside a target already running;
+	// set only for one more plan made with first when some pod left
+	// unplaced follows others (portfolio.go: whenLeft).
+	firstUnfollow bool
 	// enterFilter lets a NodeClaim for a pod a spread merely counts enter
 	// the spread's node filter where that costs less than keeping out
 	// (topology.Tracker.EnterFilterWhenCheaper); set only for the plan

@@ -414,6 +414,11 @@ func (c config) whenLeft(judge, own *solver) []config {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
 		more = append(more, first)
+		if judge.unplacedFollower() {
+			ahead := first
+			ahead.firstUnfollow = true
+			more = append(more, ahead)
+		}
 		if whole := judge.withSpreadClasses(first.first); whole != nil && !c.noGuarded && !c.looser {
 			spread := own.cfg
 			spread.first, spread.guarded = whole, true
@@ -793,6 +798,14 @@ func (s *solver) reorderMayHelp() bool {
 		}
 	}
 	return false
+}
+
+// unplacedFollower reports whether a pod left unplaced waited in the
+// queue for the targets of its pod affinity.
+func (s *solver) unplacedFollower() bool {
+	return slices.ContainsFunc(s.classes, func(c *class) bool {
+		return c.invalid == nil && c.placedN < len(c.pods) && len(c.targets) > 0
+	})
 }
 
 // minValuesMayPin reports whether topology may have pinned claims to a

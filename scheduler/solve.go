@@ -539,6 +539,9 @@ func (s *solver) queueOrder(a, b *pending, w binpack.Vec) int {
 		}
 		return 1
 	} else if fa {
+		if s.cfg.firstUnfollow {
+			return largerFirst(a, b) // as Karpenter queues them
+		}
 		return smallerFirst(a, b) // the most of them fit smallest first
 	}
 	if s.cfg.ownersLast {
