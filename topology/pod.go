@@ -699,8 +699,8 @@ const priceTie = 1e-9
 // alternative of the filter where it can be (a pod that does not need the
 // carriers' kind of node should not be forced onto one; with
 // EnterFilterWhenCheaper, unless that costs more than entering one), else
-// into the first alternative it can meet, so that it is counted, as
-// placing the pod assumes. A claim that can be neither (its types all carry a value a NotIn
+// into the alternative it can meet that leaves the cheapest node, so that
+// it is counted, as placing the pod assumes. A claim that can be neither (its types all carry a value a NotIn
 // alternative excludes, and none of them meets the alternative) is pinned
 // to those values: left open it would be counted where its node is not.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
@@ -781,9 +781,16 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 	return pins
 }
 
-// enterable returns the first alternative a claim with reqs may be pinned
-// into and still hold a type the pod fits (price not +Inf).
+// enterable returns the alternative a claim with reqs may be pinned into
+// and still hold a type the pod fits (price not +Inf) that leaves the
+// cheapest node, the first among equals (without a ranker every price is
+// 0: the first). Any alternative puts the node in the filter, so the one
+// listed first is no better than another: a filter of a generation or a
+// hypervisor-less (metal) type entered by its first term launched metal
+// nodes at $11.31/h where the second held the pod for $0.59/h (seed 52848).
 func (t *Tracker) enterable(reqs requirements.Requirements, alts []requirements.Requirements, price func(...requirements.Requirement) float64) (requirements.Requirements, bool) {
+	var best requirements.Requirements
+	found, bestPrice := false, math.Inf(1)
 	for _, alt := range alts {
 		if reqs.Compatible(alt, t.schema) != nil {
 			continue
@@ -791,12 +798,15 @@ func (t *Tracker) enterable(reqs requirements.Requirements, alts []requirements.
 		if _, empty := reqs.Intersect(alt).Empty(); empty {
 			continue
 		}
-		if math.IsInf(price(slices.Collect(alt.All())...), 1) {
+		pr := price(slices.Collect(alt.All())...)
+		if math.IsInf(pr, 1) {
 			continue
 		}
-		return alt, true
+		if !found || pr < bestPrice-priceTie {
+			best, found, bestPrice = alt, true, pr
+		}
 	}
-	return requirements.Requirements{}, false
+	return best, found
 }
 
 // claimLabels is what a NodeClaim's labels may be: its requirements and,

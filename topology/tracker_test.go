@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
@@ -1440,5 +1441,47 @@ func TestCheckSpreadOwnersFilterUndeclared(t *testing.T) {
 	}
 	if diff := gocmp.Diff(ok(), check(tr, pods[1], allTerms, claim(zoneB), nil)); diff != "" {
 		t.Errorf("Check in zone b (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckSpreadOwnersFilterCheapestAlternative: a counted pod's
+// NodeClaim that no form keeps out of the owners' node filter enters the
+// alternative of the filter that leaves the cheapest node, not the first:
+// any alternative puts the node in the filter (seed 52848: the first term,
+// metal, launched $11.31/h nodes where the second held the pod for $0.59/h).
+func TestCheckSpreadOwnersFilterCheapestAlternative(t *testing.T) {
+	t.Parallel()
+	pool := zonePool()
+	pool.Requirements = requirements.NewRequirements(requirements.Exists("hv"), requirements.Exists("gen"))
+	tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool}, nil, nil)
+	owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, corev1.DoNotSchedule, web).Obj())
+	gt6, err := requirements.New("gen", requirements.OpGt, "6")
+	require.NoError(t, err)
+	owner.Requirements = []requirements.Requirements{
+		requirements.NewRequirements(requirements.NotIn("hv", "nitro")),
+		requirements.NewRequirements(gt6),
+	}
+	pods := register(t, tr, owner, specOf(testutil.Pod("follower").Label("app", "web").Obj()))
+	// A node of the first alternative costs 10, of the second 1; nothing
+	// is left below generation 7, so no form keeps the claim out.
+	rank := func(pins []requirements.Requirement, _, _ string) float64 {
+		price := 5.0
+		for _, p := range pins {
+			switch _, _, _, hasHi := p.Bounds(); {
+			case p.Key() == "gen" && hasHi:
+				return math.Inf(1)
+			case p.Key() == "gen":
+				price = min(price, 1)
+			case p.Key() == "hv" && !p.IsFinite():
+				price = min(price, 10)
+			}
+		}
+		return price
+	}
+	claim := &topology.Host{Hostname: "c", Requirements: requirements.NewRequirements(
+		requirements.In(zoneKey, zoneB), requirements.Exists("hv"), requirements.Exists("gen"))}
+	got := check(tr, pods[1], allTerms, claim, rank)
+	if diff := gocmp.Diff(ok(gt6.String()), got); diff != "" {
+		t.Errorf("Check (-want +got):\n%s", diff)
 	}
 }
