@@ -55,3 +55,26 @@ func (s *solver) orWithoutOpenRelaxed(pods []*corev1.Pod, nodePools []nodepool.N
 	}
 	return s, nil
 }
+
+// orWithoutFirstUnfollow returns, when some plan of the solve made a plan
+// that queues left-out followers before their targets (firstUnfollow,
+// whenLeft), the plan of cfg made without such plans if it places more
+// pods, or as many for less: a plan that wins its portfolio steers the
+// plans made after it (they start from its unplaced pods), which then
+// reached fewer (seed 51381: 68 pods where the solve without it placed
+// 69). Else s.
+func (s *solver) orWithoutFirstUnfollow(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
+	if cfg.firstUnfollowSeen == nil || !cfg.firstUnfollowSeen.Load() || len(s.pending) > fallbackMaxPods {
+		return s, nil
+	}
+	alt := cfg
+	alt.noFirstUnfollow = true
+	v, err := planned(pods, nodePools, catalog, alt)
+	if err != nil {
+		return nil, err
+	}
+	if n, m := v.finalPlaced(), s.finalPlaced(); n > m || (n == m && v.planPrice() < s.planPrice()-priceEps) {
+		return v, nil
+	}
+	return s, nil
+}

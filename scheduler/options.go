@@ -289,6 +289,11 @@ type config struct {
 	// that try (set by Solve, shared by its plans).
 	noOpenRelaxed   bool
 	openRelaxedSeen *atomic.Bool
+	// noFirstUnfollow marks the plan made without the firstUnfollow plans
+	// (orWithoutFirstUnfollow); firstUnfollowSeen is raised by any plan of
+	// the solve that made one (set by Solve, shared by its plans).
+	noFirstUnfollow   bool
+	firstUnfollowSeen *atomic.Bool
 	// ownersLeftOut marks the plan orOwnersLeftOut makes.
 	ownersLeftOut bool
 	// keepTiedDomains is WithSpreadDomainsKept.

@@ -414,10 +414,13 @@ func (c config) whenLeft(judge, own *solver) []config {
 		first := own.cfg // Karpenter's packing is a plan to compare with, not to refine
 		first.first = judge.unplacedNames()
 		more = append(more, first)
-		if judge.unplacedFollower() {
+		if !c.noFirstUnfollow && judge.unplacedFollower() {
 			ahead := first
 			ahead.firstUnfollow = true
 			more = append(more, ahead)
+			if c.firstUnfollowSeen != nil {
+				c.firstUnfollowSeen.Store(true) // orWithoutFirstUnfollow
+			}
 		}
 		if whole := judge.withSpreadClasses(first.first); whole != nil && !c.noGuarded && !c.looser {
 			spread := own.cfg

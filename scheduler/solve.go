@@ -112,11 +112,15 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 	// guard it), each prepared, placed, improved and settled; the best.
 	cfg.shared = newExistingShare(cfg.memo)
 	cfg.openRelaxedSeen = new(atomic.Bool)
+	cfg.firstUnfollowSeen = new(atomic.Bool)
 	s, err := planned(pods, nodePools, catalog, cfg)
 	if err != nil {
 		return Result{}, err
 	}
 	if s, err = s.orWithoutOpenRelaxed(pods, nodePools, catalog, cfg); err != nil {
+		return Result{}, err
+	}
+	if s, err = s.orWithoutFirstUnfollow(pods, nodePools, catalog, cfg); err != nil {
 		return Result{}, err
 	}
 	if s, err = s.orClaimsFirst(pods, nodePools, catalog, cfg); err != nil {
