@@ -287,6 +287,9 @@ func (s *solver) registerTopology(existingPods []topology.ExistingPod) {
 		s.topo.LeaveSoftTargetsOpen()
 		s.topo.KeepLooseCounts()
 		s.topo.BalanceAhead()
+		// Nor does Karpenter keep a claim out of the node filter of a
+		// ScheduleAnyway spread that counts its pods.
+		s.topo.LeaveSoftFiltersOpen()
 	}
 	if s.cfg.poolSoftDomains {
 		s.topo.SoftSpreadPoolDomains()

@@ -691,6 +691,16 @@ func (t *Tracker) CheckScope(p *Pod, active Active, h *Host, rank Ranker, scope 
 // priceTie is the price difference filterPins takes for a tie.
 const priceTie = 1e-9
 
+// LeaveSoftFiltersOpen makes filterPins leave a NodeClaim's place in or out
+// of the node filter of a group only ScheduleAnyway spreads own: such a
+// claim is counted wherever its requirements let it be (hostPasses), and
+// no pin removes from it the types that would put its node in or out of
+// the filter. Only a preference reads such a count, and keeping a claim
+// out of the filter could cost the pod its cheapest type (a counted pod
+// paid $0.41/h more per node for another pod's ScheduleAnyway spread,
+// where Karpenter pins nothing). A plan of Karpenter's packing asks for it.
+func (t *Tracker) LeaveSoftFiltersOpen() { t.softFiltersOpen = true }
+
 // filterPins settles, for a NodeClaim, the node filter of every spread
 // group that counts the pod (the carriers' required node affinity, under
 // nodeAffinityPolicy Honor): kube-scheduler counts the pod only if the node
@@ -709,7 +719,7 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 	}
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
-		if g.kind != Spread || len(g.filterReqs) == 0 {
+		if g.kind != Spread || len(g.filterReqs) == 0 || (t.softFiltersOpen && !g.required) {
 			continue
 		}
 		cl := claimLabels{reqs: reqs, doms: h.Domains}

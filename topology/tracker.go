@@ -151,8 +151,8 @@ type Tracker struct {
 	// EnterWasCheaper.
 	enterCheaper, enterSeen bool
 	// poolDomains: see SoftSpreadPoolDomains; pickRequired: see
-	// PickRequiredDomains.
-	poolDomains, pickRequired bool
+	// PickRequiredDomains; softFiltersOpen: see LeaveSoftFiltersOpen.
+	poolDomains, pickRequired, softFiltersOpen bool
 	// eligibleMemo holds, per eligibleKey, the domains the existing
 	// sources give (eligible).
 	eligibleMemo map[string][]int32

@@ -1485,3 +1485,40 @@ func TestCheckSpreadOwnersFilterCheapestAlternative(t *testing.T) {
 		t.Errorf("Check (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckSoftSpreadFilterLeftOpen: a pod that only ScheduleAnyway spreads
+// count, on nodes their owners' affinity admits, gets its NodeClaim kept
+// out of that filter (team NotIn [blue]) unless LeaveSoftFiltersOpen: then
+// nothing is pinned for it; a DoNotSchedule owner's filter is settled
+// either way.
+func TestCheckSoftSpreadFilterLeftOpen(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		when corev1.UnsatisfiableConstraintAction
+		open bool
+		want outcome
+	}{
+		{name: "soft owner, settled", when: corev1.ScheduleAnyway, want: ok("team NotIn [blue]")},
+		{name: "soft owner, left open", when: corev1.ScheduleAnyway, open: true, want: ok()},
+		{name: "required owner, left open asked", when: corev1.DoNotSchedule, open: true, want: ok("team NotIn [blue]")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pool := zonePool()
+			pool.Requirements = requirements.NewRequirements(requirements.Exists("team"))
+			tr := topology.New(requirements.DefaultSchema(), []topology.Source{pool}, nil, nil)
+			if tc.open {
+				tr.LeaveSoftFiltersOpen()
+			}
+			owner := specOf(testutil.Pod("owner").Label("app", "web").Spread(zoneKey, 1, tc.when, web).Obj())
+			owner.Requirements = []requirements.Requirements{requirements.NewRequirements(requirements.In("team", "blue"))}
+			pods := register(t, tr, owner, specOf(testutil.Pod("follower").Label("app", "web").Obj()))
+			claim := &topology.Host{Hostname: "c", Requirements: requirements.NewRequirements(
+				requirements.In(zoneKey, zoneB), requirements.Exists("team"))}
+			if diff := gocmp.Diff(tc.want, check(tr, pods[1], allTerms, claim, nil)); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
