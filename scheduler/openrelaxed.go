@@ -56,9 +56,9 @@ func (s *solver) orWithoutOpenRelaxed(pods []*corev1.Pod, nodePools []nodepool.N
 	return s, nil
 }
 
-// orWithoutFirstUnfollow returns, when some plan of the solve made a plan
-// that queues left-out followers before their targets (firstUnfollow,
-// whenLeft), the plan of cfg made without such plans if it places more
+// orWithoutFirstUnfollow returns, when a plan that queues left-out
+// followers before their targets (firstUnfollow, whenLeft) won its
+// portfolio, the plan of cfg made without such plans if it places more
 // pods, or as many for less: a plan that wins its portfolio steers the
 // plans made after it (they start from its unplaced pods), which then
 // reached fewer (seed 51381: 68 pods where the solve without it placed

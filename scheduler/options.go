@@ -290,8 +290,8 @@ type config struct {
 	noOpenRelaxed   bool
 	openRelaxedSeen *atomic.Bool
 	// noFirstUnfollow marks the plan made without the firstUnfollow plans
-	// (orWithoutFirstUnfollow); firstUnfollowSeen is raised by any plan of
-	// the solve that made one (set by Solve, shared by its plans).
+	// (orWithoutFirstUnfollow); firstUnfollowSeen is raised when such a
+	// plan won its portfolio (set by Solve, shared by its plans).
 	noFirstUnfollow   bool
 	firstUnfollowSeen *atomic.Bool
 	// ownersLeftOut marks the plan orOwnersLeftOut makes.

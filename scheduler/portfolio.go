@@ -370,6 +370,9 @@ func bestOfPolicy(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog ins
 		return best, nil
 	}
 	best, _, err = planWith(best, more, pods, nodePools, catalog)
+	if err == nil && best.cfg.firstUnfollow && cfg.firstUnfollowSeen != nil {
+		cfg.firstUnfollowSeen.Store(true) // it won: orWithoutFirstUnfollow
+	}
 	return best, err
 }
 
@@ -418,9 +421,6 @@ func (c config) whenLeft(judge, own *solver) []config {
 			ahead := first
 			ahead.firstUnfollow = true
 			more = append(more, ahead)
-			if c.firstUnfollowSeen != nil {
-				c.firstUnfollowSeen.Store(true) // orWithoutFirstUnfollow
-			}
 		}
 		if whole := judge.withSpreadClasses(first.first); whole != nil && !c.noGuarded && !c.looser {
 			spread := own.cfg
