@@ -716,9 +716,10 @@ const maxFollowChecks = 1 << 20
 // (unfollowRequired) a pod does not wait for the targets of its required
 // terms either: Karpenter tries it by size, where a target already running
 // on an existing node may take it (before a pending target fills that
-// node), and relaxes its preferences while the targets are not placed. A target that
-// repels its follower (repels) is one too, but in the plan made with
-// unfollowRepelled (whenLeft), where the queue's own order decides.
+// node), and relaxes its preferences while the targets are not placed. A
+// target that repels its follower (repels) is one too, but in the plan
+// made with unfollowRepelled (whenLeft), where the queue's own order
+// decides.
 func (s *solver) followTargets() {
 	checks := 0
 	for _, c := range s.classes {

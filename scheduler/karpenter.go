@@ -106,7 +106,6 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			if f == nil {
 				continue
 			}
-
 			if fewest == nil {
 				fewest = f
 				continue

@@ -46,14 +46,7 @@ func (s *solver) orWithoutOpenRelaxed(pods []*corev1.Pod, nodePools []nodepool.N
 	}
 	alt := cfg
 	alt.noOpenRelaxed = true
-	v, err := planned(pods, nodePools, catalog, alt)
-	if err != nil {
-		return nil, err
-	}
-	if n, m := v.finalPlaced(), s.finalPlaced(); n > m || (n == m && v.planPrice() < s.planPrice()-priceEps) {
-		return v, nil
-	}
-	return s, nil
+	return s.orPlannedWith(pods, nodePools, catalog, alt)
 }
 
 // orWithoutFirstUnfollow returns, when a plan that queues left-out
@@ -69,6 +62,12 @@ func (s *solver) orWithoutFirstUnfollow(pods []*corev1.Pod, nodePools []nodepool
 	}
 	alt := cfg
 	alt.noFirstUnfollow = true
+	return s.orPlannedWith(pods, nodePools, catalog, alt)
+}
+
+// orPlannedWith returns the whole solve planned afresh under alt when it
+// places more pods than s, or as many for less; else s.
+func (s *solver) orPlannedWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, alt config) (*solver, error) {
 	v, err := planned(pods, nodePools, catalog, alt)
 	if err != nil {
 		return nil, err

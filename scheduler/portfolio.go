@@ -926,31 +926,21 @@ func selfZoneAntiAffinity(c *class) bool {
 // to relax has a DoNotSchedule spread off the hostname: Karpenter's pick
 // of the spread's domain may make it relax them (pickRequired).
 func (s *solver) requiredSpreadWithPreferences() bool {
-	for _, c := range s.classes {
-		if c.invalid != nil || len(c.steps) == 0 {
-			continue
-		}
-		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
-			if tsc.WhenUnsatisfiable == corev1.DoNotSchedule && tsc.TopologyKey != corev1.LabelHostname {
-				return true
-			}
-		}
-	}
-	return false
+	return s.spreadOffHostname(corev1.DoNotSchedule, func(c *class) bool { return len(c.steps) > 0 })
 }
 
 // softSpreadOffHostname reports whether some valid class has a
 // ScheduleAnyway spread on a key other than hostname.
 func (s *solver) softSpreadOffHostname() bool {
-	for _, c := range s.classes {
-		if c.invalid != nil {
-			continue
-		}
-		for _, tsc := range c.sample.Spec.TopologySpreadConstraints {
-			if tsc.WhenUnsatisfiable == corev1.ScheduleAnyway && tsc.TopologyKey != corev1.LabelHostname {
-				return true
-			}
-		}
-	}
-	return false
+	return s.spreadOffHostname(corev1.ScheduleAnyway, func(*class) bool { return true })
+}
+
+// spreadOffHostname reports whether some valid class that keep admits has
+// a spread with whenUnsatisfiable when on a key other than hostname.
+func (s *solver) spreadOffHostname(when corev1.UnsatisfiableConstraintAction, keep func(*class) bool) bool {
+	return slices.ContainsFunc(s.classes, func(c *class) bool {
+		return c.invalid == nil && keep(c) && slices.ContainsFunc(c.sample.Spec.TopologySpreadConstraints, func(tsc corev1.TopologySpreadConstraint) bool {
+			return tsc.WhenUnsatisfiable == when && tsc.TopologyKey != corev1.LabelHostname
+		})
+	})
 }

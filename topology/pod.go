@@ -714,12 +714,12 @@ func (t *Tracker) LeaveSoftFiltersOpen() { t.softFiltersOpen = true }
 // alternative excludes, and none of them meets the alternative) is pinned
 // to those values: left open it would be counted where its node is not.
 func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, rank Ranker) []requirements.Requirement {
-	if !slices.ContainsFunc(p.matched, func(g *group) bool { return g.kind == Spread && len(g.filterReqs) > 0 }) {
+	if !slices.ContainsFunc(p.matched, t.settlesFilter) {
 		return pins // no node filter to settle (and no set to build)
 	}
 	reqs := h.Requirements.Add(pins...)
 	for _, g := range p.matched {
-		if g.kind != Spread || len(g.filterReqs) == 0 || (t.softFiltersOpen && !g.required) {
+		if !t.settlesFilter(g) {
 			continue
 		}
 		cl := claimLabels{reqs: reqs, doms: h.Domains}
@@ -789,6 +789,13 @@ func (t *Tracker) filterPins(p *Pod, h *Host, pins []requirements.Requirement, r
 		}
 	}
 	return pins
+}
+
+// settlesFilter reports whether filterPins settles g's node filter: a
+// spread group's, but under LeaveSoftFiltersOpen not one only
+// ScheduleAnyway spreads own.
+func (t *Tracker) settlesFilter(g *group) bool {
+	return g.kind == Spread && len(g.filterReqs) > 0 && (g.required || !t.softFiltersOpen)
 }
 
 // enterable returns the alternative a claim with reqs may be pinned into
