@@ -41,7 +41,7 @@ def one(seed):
     if p.returncode not in (0, 1) and not p.stdout:
         return seed, dict(err=p.stderr.decode()[:300], k=k, old=r['nodeplan'])
     if norm(p.stdout) == norm(old):
-        n = r['nodeplan']; return seed, dict(bound=n['bound'], refused=n['refused'], price=n['pricePerHour'], k=k, old=n, same=True)
+        n = r['nodeplan']; return seed, dict(bound=n['bound'], refused=n['refused'], order=n.get('orderBound', 0), price=n['pricePerHour'], k=k, old=n, same=True)
     pf = '/tmp/rediff-%d-%d.json' % (os.getpid(), seed)
     open(pf, 'wb').write(p.stdout)
     c = subprocess.run([KD, 'check', '-f', d, '--catalog', os.path.join(d, 'catalog.json'), '--plan', pf], capture_output=True, text=True)
@@ -51,16 +51,20 @@ def one(seed):
     if not last:
         return seed, dict(err='check: ' + c.stdout[-300:] + c.stderr[-300:], k=k, old=r['nodeplan'])
     w = last[-1].replace(',', '').split()
-    return seed, dict(bound=int(w[3]), refused=int(w[5]), price=price, k=k, old=r['nodeplan'], same=False)
+    order = int(w[-1]) if 'order' in last[-1] else 0
+    return seed, dict(bound=int(w[3]), refused=int(w[5]), order=order, price=price, k=k, old=r['nodeplan'], same=False)
 
-def cls(bound, refused, price, k):
+def cls(bound, refused, price, k, order=0):
     c = []
     if refused: c.append('refused')
-    if bound < k['bound']: c.append('fewer')
+    if order: c.append('nodeplan-order')
+    if bound < k['bound']:
+        c.append('fewer')
+        if bound - order >= k['bound'] - k.get('orderBound', 0): c.append('fewer-order-only')
     elif bound == k['bound'] and price > k['pricePerHour'] * 1.0001 + 1e-5: c.append('costlier')
     return c
 
-tot = dict(fewer=[], costlier=[], refused=[], err=[]); psum = 0.0; osum = 0.0; changed = 0
+tot = {'fewer': [], 'fewer-order-only': [], 'costlier': [], 'refused': [], 'nodeplan-order': [], 'err': []}; psum = 0.0; osum = 0.0; changed = 0
 with cf.ThreadPoolExecutor(a.j) as ex:
     outs = list(ex.map(one, seeds))
 lines = []
@@ -69,16 +73,17 @@ for seed, o in outs:
     if 'err' in o:
         tot['err'].append(seed); lines.append('%d ERROR %s' % (seed, o['err'])); continue
     old = o['old']; k = o['k']
-    oc = cls(old['bound'], old['refused'], old['pricePerHour'], k)
-    nc = cls(o['bound'], o['refused'], o['price'], k)
+    oc = cls(old['bound'], old['refused'], old['pricePerHour'], k, old.get('orderBound', 0))
+    nc = cls(o['bound'], o['refused'], o['price'], k, o['order'])
     for c in nc: tot[c].append(seed)
     psum += o['price']; osum += old['pricePerHour']
     if not o['same']:
         changed += 1
         lines.append('%d bound %d->%d refused %d->%d $%.4f->$%.4f (karpenter %d $%.4f) %s -> %s' % (
             seed, old['bound'], o['bound'], old['refused'], o['refused'], old['pricePerHour'], o['price'], k['bound'], k['pricePerHour'], ','.join(oc) or '-', ','.join(nc) or '-'))
-summary = 'seeds %d changed %d | fewer %d %s | costlier %d %s | refused %d %s | errors %d %s | $/h %.2f -> %.2f' % (
-    len(outs), changed, len(tot['fewer']), tot['fewer'], len(tot['costlier']), tot['costlier'], len(tot['refused']), tot['refused'], len(tot['err']), tot['err'], osum, psum)
+summary = 'seeds %d changed %d | fewer %d %s (in Karpenter\'s queue order only %d %s) | costlier %d %s | refused %d %s | nodeplan order-bound %d %s | errors %d %s | $/h %.2f -> %.2f' % (
+    len(outs), changed, len(tot['fewer']), tot['fewer'], len(tot['fewer-order-only']), tot['fewer-order-only'], len(tot['costlier']), tot['costlier'],
+    len(tot['refused']), tot['refused'], len(tot['nodeplan-order']), tot['nodeplan-order'], len(tot['err']), tot['err'], osum, psum)
 text = '\n'.join(lines + [summary])
 print(text)
 if a.out: open(a.out, 'w').write(text + '\n')

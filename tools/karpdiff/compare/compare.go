@@ -43,10 +43,13 @@ type Options struct {
 
 // Side is one solver's result on a scenario.
 type Side struct {
-	Placed  int     `json:"placed"`
-	Bound   int     `json:"bound"`
-	Refused int     `json:"refused"`
-	Price   float64 `json:"pricePerHour"`
+	Placed  int `json:"placed"`
+	Bound   int `json:"bound"`
+	Refused int `json:"refused"`
+	// OrderBound counts the bound pods that bind only in the queue's
+	// order: reversed, kube-scheduler refuses them (kubecheck.Result).
+	OrderBound int     `json:"orderBound,omitempty"`
+	Price      float64 `json:"pricePerHour"`
 	// Seconds is the solve time (nodeplan: Solve alone in process, the
 	// process otherwise; Karpenter: its whole child process).
 	Seconds      float64 `json:"seconds"`
@@ -192,6 +195,7 @@ func checkSide(sc *scenario.Scenario, sd *Side) error {
 	}
 	sd.check = res
 	sd.Placed, sd.Bound, sd.Refused = res.Placed, len(res.Bound), len(res.Refused)+len(res.Errors)
+	sd.OrderBound = len(res.OrderBound)
 	sd.Price = sd.plan.Summary.PricePerHour
 	return nil
 }
@@ -199,6 +203,8 @@ func checkSide(sc *scenario.Scenario, sd *Side) error {
 // Class names.
 const (
 	Fewer            = "fewer"
+	FewerOrderOnly   = "fewer-order-only"
+	NodeplanOrder    = "nodeplan-order"
 	Costlier         = "costlier"
 	Refused          = "refused"
 	More             = "more"
@@ -243,9 +249,15 @@ func classify(oc Outcome) []string {
 	if np.Err != "" || k.Err != "" {
 		return cls
 	}
+	if np.OrderBound > 0 {
+		cls = append(cls, NodeplanOrder)
+	}
 	switch {
 	case np.Bound < k.Bound:
 		cls = append(cls, Fewer)
+		if np.Bound-np.OrderBound >= k.Bound-k.OrderBound {
+			cls = append(cls, FewerOrderOnly)
+		}
 	case np.Bound > k.Bound:
 		cls = append(cls, More)
 	case np.Price > k.Price*1.0001+1e-5:
@@ -271,7 +283,7 @@ func (oc Outcome) Has(class string) bool {
 // Lost reports whether nodeplan lost: fewer, costlier, refused or an error
 // of nodeplan.
 func (oc Outcome) Lost() bool {
-	return oc.Has(Fewer) || oc.Has(Costlier) || oc.Has(Refused) || oc.Has(NodeplanError)
+	return oc.Has(Fewer) || oc.Has(Costlier) || oc.Has(Refused) || oc.Has(NodeplanOrder) || oc.Has(NodeplanError)
 }
 
 // ratio is nodeplan's price over Karpenter's (1 when both are free).

@@ -13,6 +13,7 @@ func TestClassify(t *testing.T) {
 	side := func(bound, refused int, price float64) Side {
 		return Side{Placed: bound + refused, Bound: bound, Refused: refused, Price: price}
 	}
+	ordered := func(s Side, n int) Side { s.OrderBound = n; return s }
 	tests := []struct {
 		name     string
 		np, k    Side
@@ -21,6 +22,9 @@ func TestClassify(t *testing.T) {
 		wantLost bool
 	}{
 		{"fewer pods bind", side(9, 0, 1), side(10, 0, 2), "", []string{Fewer}, true},
+		{"fewer only in Karpenter's queue order", side(9, 0, 1), ordered(side(10, 0, 2), 1), "", []string{Fewer, FewerOrderOnly}, true},
+		{"fewer in either order", side(8, 0, 1), ordered(side(10, 0, 2), 1), "", []string{Fewer}, true},
+		{"nodeplan binds a pod only in queue order", ordered(side(10, 0, 1), 1), side(10, 0, 1), "", []string{NodeplanOrder, Same}, true},
 		{"more pods bind", side(10, 0, 5), side(9, 0, 1), "", []string{More}, false},
 		{"same pods, dearer beyond 0.01%", side(10, 0, 1.0002), side(10, 0, 1), "", []string{Costlier}, true},
 		{"same pods, dearer within 0.01%", side(10, 0, 1.00005), side(10, 0, 1), "", []string{Same}, false},

@@ -24,6 +24,12 @@ type Result struct {
 	// Errors are problems of the plan as a document (a pod placed twice, a
 	// pod the scenario does not have, a NodeClaim named like a node).
 	Errors []string
+	// OrderBound lists the pods of Bound that stay Pending when the pods
+	// planned on new nodes meet kube-scheduler in the reverse of the queue
+	// order, sorted: a plan with such pods binds them only when the nodes
+	// come up and the queue turns in its favour (a spread's carrier bound
+	// before the pods it counts).
+	OrderBound []Refusal
 }
 
 // Refusal is a placed pod that would stay Pending on its planned node.
@@ -132,6 +138,9 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if res.OrderBound, err = reversed(nodes, append(boundPods(s, nodes), early...), s, queue, bound); err != nil {
+		return res, err
+	}
 	for _, p := range early {
 		bound = append(bound, p.Namespace+"/"+p.Name)
 	}
@@ -171,6 +180,33 @@ func bindAll(sched *scheduler, queue []placement) ([]string, []Refusal, error) {
 	}
 	slices.Sort(bound)
 	return bound, refused, nil
+}
+
+// reversed binds the queue again in the reverse order on a fresh snapshot
+// and returns the pods of bound (bound in queue order) that it refuses.
+func reversed(nodes []*corev1.Node, running []*corev1.Pod, s *scenario.Scenario, queue []placement, bound []string) ([]Refusal, error) {
+	if len(queue) < 2 {
+		return nil, nil
+	}
+	sched, err := newScheduler(nodes, running, s.Input)
+	if err != nil {
+		return nil, err
+	}
+	defer sched.stop()
+	back := slices.Clone(queue)
+	slices.Reverse(back)
+	_, refused, err := bindAll(sched, back)
+	if err != nil {
+		return nil, err
+	}
+	var out []Refusal
+	for _, r := range refused {
+		if _, ok := slices.BinarySearch(bound, r.Pod); ok {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
+	return out, nil
 }
 
 // placements returns the plan's pods in queue order (the scenario's order of

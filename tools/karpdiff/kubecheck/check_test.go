@@ -492,3 +492,47 @@ func zoned(name, zone string) nodepool.NodePool {
 	np.Spec.Template.Spec.Requirements = []nodepool.NodeSelectorRequirementWithMinValues{{Key: zoneKey, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}
 	return np
 }
+
+func TestCheckOrderBound(t *testing.T) {
+	three := func(c *corev1.TopologySpreadConstraint) { m := int32(3); c.MinDomains = &m }
+	in := manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1, three)), tk.Pod("w1").Label("app", "web"))}
+	tests := []struct {
+		name string
+		plan plan.Plan
+		want []string
+	}{
+		{
+			name: "the carrier binds only before the pod it counts in its zone",
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0"), small("c2", "zone-a", "default/w1")}},
+			want: []string{"default/w0"},
+		},
+		{
+			name: "the counted pod in another zone: either order binds",
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0"), small("c2", "zone-b", "default/w1")}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scenario.Scenario{Input: in, Catalog: defaultCatalog()}
+			s.Input.NodePools = []nodepool.NodePool{tk.NodePool("default")}
+			scenario.DefaultPods(&s.Input)
+			res, err := Check(s, tt.plan)
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if len(res.Bound) != 2 || len(res.Refused) != 0 {
+				t.Fatalf("in queue order: bound %v, refused %v; want both bound", res.Bound, res.Refused)
+			}
+			var got []string
+			for _, r := range res.OrderBound {
+				got = append(got, r.Pod)
+				if !strings.HasPrefix(r.Reason, "PodTopologySpread") {
+					t.Errorf("%s: reason %q, want PodTopologySpread's", r.Pod, r.Reason)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("order-bound pods (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -45,7 +45,10 @@ func checkCommand(args []string, stdout, stderr io.Writer) int {
 	for _, r := range res.Refused {
 		fmt.Fprintf(stdout, "refused: %s on %s: %s\n", r.Pod, r.Node, r.Reason)
 	}
-	fmt.Fprintf(stdout, "placed %d, bind %d, refused %d\n", res.Placed, len(res.Bound), len(res.Refused))
+	for _, r := range res.OrderBound {
+		fmt.Fprintf(stdout, "order: %s on %s binds in queue order only; in reverse: %s\n", r.Pod, r.Node, r.Reason)
+	}
+	fmt.Fprintf(stdout, "placed %d, bind %d, refused %d, in queue order only %d\n", res.Placed, len(res.Bound), len(res.Refused), len(res.OrderBound))
 	if !res.OK() {
 		return exitFailure
 	}
