@@ -98,19 +98,48 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 			first = append(first, pl)
 		}
 	}
-	// The pods planned on existing nodes bind first, on the cluster as it
-	// is: kube-scheduler takes them as soon as they fit, a NodeClaim's node
-	// joins a minute later. Then every pod left, once the nodes launched.
+	bound, refused, err := bindPlan(s, existing, nodes, queue, first)
+	if err != nil {
+		return res, err
+	}
+	// Once more in the reverse order: the pods that bound only thanks to
+	// the queue's order.
+	if len(queue) > 1 {
+		slices.Reverse(queue)
+		slices.Reverse(first)
+		_, back, err := bindPlan(s, existing, nodes, queue, first)
+		if err != nil {
+			return res, err
+		}
+		for _, r := range back {
+			if _, ok := slices.BinarySearch(bound, r.Pod); ok {
+				res.OrderBound = append(res.OrderBound, r)
+			}
+		}
+		slices.SortFunc(res.OrderBound, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
+	}
+	res.Bound = bound
+	res.Refused = append(res.Refused, refused...)
+	slices.SortFunc(res.Refused, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
+	return res, nil
+}
+
+// bindPlan binds the queue's pods, those of first (planned on existing
+// nodes) before the others: kube-scheduler takes them as soon as they fit
+// on the cluster as it is, a NodeClaim's node joins a minute later. Then
+// every pod left, once the nodes launched. It returns the bound pods,
+// sorted, and the refused ones.
+func bindPlan(s *scenario.Scenario, existing, nodes []*corev1.Node, queue, first []placement) ([]string, []Refusal, error) {
 	var early []*corev1.Pod
 	if len(first) > 0 {
 		sched, err := newScheduler(existing, boundPods(s, existing), s.Input)
 		if err != nil {
-			return res, err
+			return nil, nil, err
 		}
 		done, _, err := bindAll(sched, first)
 		sched.stop()
 		if err != nil {
-			return res, err
+			return nil, nil, err
 		}
 		was := map[string]bool{}
 		for _, k := range done {
@@ -131,24 +160,18 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 	}
 	sched, err := newScheduler(nodes, append(boundPods(s, nodes), early...), s.Input)
 	if err != nil {
-		return res, err
+		return nil, nil, err
 	}
 	defer sched.stop()
 	bound, refused, err := bindAll(sched, queue)
 	if err != nil {
-		return res, err
-	}
-	if res.OrderBound, err = reversed(nodes, append(boundPods(s, nodes), early...), s, queue, bound); err != nil {
-		return res, err
+		return nil, nil, err
 	}
 	for _, p := range early {
 		bound = append(bound, p.Namespace+"/"+p.Name)
 	}
 	slices.Sort(bound)
-	res.Bound = bound
-	res.Refused = append(res.Refused, refused...)
-	slices.SortFunc(res.Refused, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
-	return res, nil
+	return bound, refused, nil
 }
 
 // bindAll binds the queue's pods one at a time, in order, each to its node
@@ -180,33 +203,6 @@ func bindAll(sched *scheduler, queue []placement) ([]string, []Refusal, error) {
 	}
 	slices.Sort(bound)
 	return bound, refused, nil
-}
-
-// reversed binds the queue again in the reverse order on a fresh snapshot
-// and returns the pods of bound (bound in queue order) that it refuses.
-func reversed(nodes []*corev1.Node, running []*corev1.Pod, s *scenario.Scenario, queue []placement, bound []string) ([]Refusal, error) {
-	if len(queue) < 2 {
-		return nil, nil
-	}
-	sched, err := newScheduler(nodes, running, s.Input)
-	if err != nil {
-		return nil, err
-	}
-	defer sched.stop()
-	back := slices.Clone(queue)
-	slices.Reverse(back)
-	_, refused, err := bindAll(sched, back)
-	if err != nil {
-		return nil, err
-	}
-	var out []Refusal
-	for _, r := range refused {
-		if _, ok := slices.BinarySearch(bound, r.Pod); ok {
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
-	return out, nil
 }
 
 // placements returns the plan's pods in queue order (the scenario's order of

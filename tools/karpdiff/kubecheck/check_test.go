@@ -495,12 +495,18 @@ func zoned(name, zone string) nodepool.NodePool {
 
 func TestCheckOrderBound(t *testing.T) {
 	three := func(c *corev1.TopologySpreadConstraint) { m := int32(3); c.MinDomains = &m }
-	in := manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1, three)), tk.Pod("w1").Label("app", "web"))}
+	in := manifest.Input{Pods: pods(web("w0", spread(zoneKey, 1, three)), tk.Pod("w1").Label("app", "web")),
+		Nodes: []*corev1.Node{tk.Node("n1", 4, 10, map[string]string{zoneKey: "zone-a"})}}
 	tests := []struct {
 		name string
 		plan plan.Plan
 		want []string
 	}{
+		{
+			name: "on an existing node too",
+			plan: plan.Plan{ExistingNodes: []plan.Placement{{Name: "n1", Pods: []string{"default/w0", "default/w1"}}}},
+			want: []string{"default/w0"},
+		},
 		{
 			name: "the carrier binds only before the pod it counts in its zone",
 			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0"), small("c2", "zone-a", "default/w1")}},
