@@ -51,7 +51,7 @@ def one(seed):
     if not last:
         return seed, dict(err='check: ' + c.stdout[-300:] + c.stderr[-300:], k=k, old=r['nodeplan'])
     w = last[-1].replace(',', '').split()
-    order = int(w[-1]) if 'order' in last[-1] else 0
+    order = int(w[-1]) if 'order only' in last[-1] else 0
     return seed, dict(bound=int(w[3]), refused=int(w[5]), order=order, price=price, k=k, old=r['nodeplan'], same=False)
 
 def cls(bound, refused, price, k, order=0):
@@ -81,7 +81,7 @@ for seed, o in outs:
         changed += 1
         lines.append('%d bound %d->%d refused %d->%d $%.4f->$%.4f (karpenter %d $%.4f) %s -> %s' % (
             seed, old['bound'], o['bound'], old['refused'], o['refused'], old['pricePerHour'], o['price'], k['bound'], k['pricePerHour'], ','.join(oc) or '-', ','.join(nc) or '-'))
-summary = 'seeds %d changed %d | fewer %d %s (in Karpenter\'s queue order only %d %s) | costlier %d %s | refused %d %s | nodeplan order-bound %d %s | errors %d %s | $/h %.2f -> %.2f' % (
+summary = 'seeds %d changed %d | fewer %d %s (Karpenter\'s extra pods bind only in a favourable order: %d %s) | costlier %d %s | refused %d %s | nodeplan order-bound %d %s | errors %d %s | $/h %.2f -> %.2f' % (
     len(outs), changed, len(tot['fewer']), tot['fewer'], len(tot['fewer-order-only']), tot['fewer-order-only'], len(tot['costlier']), tot['costlier'],
     len(tot['refused']), tot['refused'], len(tot['nodeplan-order']), tot['nodeplan-order'], len(tot['err']), tot['err'], osum, psum)
 text = '\n'.join(lines + [summary])

@@ -10,10 +10,10 @@
 //     it (or the plan has document errors);
 //   - fewer: fewer of nodeplan's placed pods bind than of Karpenter's;
 //     fewer-order-only marks a fewer scenario where Karpenter's plan binds
-//     its extra pods only in the queue's order (reversed, kube-scheduler
-//     refuses them, and nodeplan binds at least as many as remain);
-//   - nodeplan-order: some pod of nodeplan's plan binds only in the queue's
-//     order;
+//     its extra pods only in a favourable order (kubecheck's OrderBound:
+//     nodeplan binds at least as many as remain without them);
+//   - nodeplan-order: some pod of nodeplan's plan binds only in a
+//     favourable order;
 //   - costlier: as many bind, and nodeplan's plan costs more than
 //     Karpenter's by more than 0.01%;
 //   - more, cheaper, same: nodeplan wins or ties.

@@ -24,11 +24,12 @@ type Result struct {
 	// Errors are problems of the plan as a document (a pod placed twice, a
 	// pod the scenario does not have, a NodeClaim named like a node).
 	Errors []string
-	// OrderBound lists the pods of Bound that stay Pending when the pods
-	// planned on new nodes meet kube-scheduler in the reverse of the queue
-	// order, sorted: a plan with such pods binds them only when the nodes
-	// come up and the queue turns in its favour (a spread's carrier bound
-	// before the pods it counts).
+	// OrderBound lists the pods of Bound that bind only in a favourable
+	// order, sorted: a pod with a DoNotSchedule spread that fails checked
+	// last, against every other placed pod (checkLast), or a pod refused
+	// when the NodeClaims' nodes join one at a time, the last first. Such
+	// a plan binds them only if the queue and the nodes' join times turn
+	// in its favour (a spread's carrier bound before the pods it counts).
 	OrderBound []Refusal
 }
 
@@ -98,26 +99,28 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 			first = append(first, pl)
 		}
 	}
-	bound, refused, err := bindPlan(s, existing, nodes, queue, first)
+	bound, refused, last, err := bindPlan(s, existing, nodes, queue, first, false)
 	if err != nil {
 		return res, err
 	}
-	// Once more in the reverse order: the pods that bound only thanks to
-	// the queue's order.
-	if len(queue) > 1 {
-		slices.Reverse(queue)
-		slices.Reverse(first)
-		_, back, err := bindPlan(s, existing, nodes, queue, first)
+	res.OrderBound = last
+	// Once more with the new nodes joining one at a time, the last
+	// NodeClaim first: the pods that bound only because the nodes came up
+	// together.
+	if len(nodes) > len(existing)+1 {
+		_, late, _, err := bindPlan(s, existing, nodes, queue, first, true)
 		if err != nil {
 			return res, err
 		}
-		for _, r := range back {
-			if _, ok := slices.BinarySearch(bound, r.Pod); ok {
+		for _, r := range late {
+			_, ok := slices.BinarySearch(bound, r.Pod)
+			if ok && !slices.ContainsFunc(res.OrderBound, func(o Refusal) bool { return o.Pod == r.Pod }) {
+				r.Reason = "with the last NodeClaim's node joining first: " + r.Reason
 				res.OrderBound = append(res.OrderBound, r)
 			}
 		}
-		slices.SortFunc(res.OrderBound, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
 	}
+	slices.SortFunc(res.OrderBound, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
 	res.Bound = bound
 	res.Refused = append(res.Refused, refused...)
 	slices.SortFunc(res.Refused, func(a, b Refusal) int { return strings.Compare(a.Pod, b.Pod) })
@@ -127,51 +130,112 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 // bindPlan binds the queue's pods, those of first (planned on existing
 // nodes) before the others: kube-scheduler takes them as soon as they fit
 // on the cluster as it is, a NodeClaim's node joins a minute later. Then
-// every pod left, once the nodes launched. It returns the bound pods,
-// sorted, and the refused ones.
-func bindPlan(s *scenario.Scenario, existing, nodes []*corev1.Node, queue, first []placement) ([]string, []Refusal, error) {
+// every pod left, once the nodes launched: all at once, or with join, one
+// node at a time from the last of nodes, each time the pods of the nodes
+// there so far in queue order. It returns the bound pods, sorted, the
+// refused ones and, all at once, the bound pods that fail checked last
+// (checkLast).
+func bindPlan(s *scenario.Scenario, existing, nodes []*corev1.Node, queue, first []placement, join bool) ([]string, []Refusal, []Refusal, error) {
 	var early []*corev1.Pod
+	running := func(pl placement) {
+		c := pl.pod.DeepCopy()
+		c.Spec.NodeName = pl.node
+		c.Status.Phase = corev1.PodRunning
+		early = append(early, c)
+	}
+	var bound []string
+	all := queue
 	if len(first) > 0 {
 		sched, err := newScheduler(existing, boundPods(s, existing), s.Input)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		done, _, err := bindAll(sched, first)
 		sched.stop()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		was := map[string]bool{}
-		for _, k := range done {
-			was[k] = true
+		bound = append(bound, done...)
+		queue = without(queue, done, running)
+	}
+	from := len(existing)
+	if join {
+		from = len(nodes) - 1
+	}
+	var refused, last []Refusal
+	for ; from >= len(existing); from-- {
+		there := nodes[:len(existing)]
+		there = append(slices.Clip(there), nodes[from:]...)
+		names := map[string]bool{}
+		for _, n := range there {
+			names[n.Name] = true
 		}
-		var rest []placement
+		var ready []placement
 		for _, pl := range queue {
-			if !was[pl.key] {
-				rest = append(rest, pl)
-				continue
+			if names[pl.node] {
+				ready = append(ready, pl)
 			}
-			c := pl.pod.DeepCopy()
-			c.Spec.NodeName = pl.node
-			c.Status.Phase = corev1.PodRunning
-			early = append(early, c)
 		}
-		queue = rest
-	}
-	sched, err := newScheduler(nodes, append(boundPods(s, nodes), early...), s.Input)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sched.stop()
-	bound, refused, err := bindAll(sched, queue)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, p := range early {
-		bound = append(bound, p.Namespace+"/"+p.Name)
+		sched, err := newScheduler(there, append(boundPods(s, there), early...), s.Input)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		done, left, err := bindAll(sched, ready)
+		if err == nil && !join {
+			last, err = checkLast(sched, all, append(slices.Clip(bound), done...))
+		}
+		sched.stop()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		bound = append(bound, done...)
+		queue = without(queue, done, running)
+		refused = left
 	}
 	slices.Sort(bound)
-	return bound, refused, nil
+	return bound, refused, last, nil
+}
+
+// checkLast runs the filters again for each pod of queue in bound that has
+// a DoNotSchedule spread, on sched's snapshot of every bound pod less that
+// pod, as if it came last: whatever the queue's order, kube-scheduler
+// binds such a pod only if it passes then (the counts it meets only grow).
+// It returns those that do not.
+func checkLast(sched *scheduler, queue []placement, bound []string) ([]Refusal, error) {
+	var out []Refusal
+	for _, pl := range queue {
+		if !slices.Contains(bound, pl.key) || !slices.ContainsFunc(pl.pod.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+			return c.WhenUnsatisfiable == corev1.DoNotSchedule
+		}) {
+			continue
+		}
+		r, err := sched.filterWithout(pl.pod, pl.node)
+		if err != nil {
+			return nil, err
+		}
+		if r != "" {
+			out = append(out, Refusal{Pod: pl.key, Node: pl.node, Reason: "checked last, against every other placed pod: " + r})
+		}
+	}
+	return out, nil
+}
+
+// without returns queue without the placements of done, calling bound for
+// each of those.
+func without(queue []placement, done []string, bound func(placement)) []placement {
+	was := map[string]bool{}
+	for _, k := range done {
+		was[k] = true
+	}
+	var rest []placement
+	for _, pl := range queue {
+		if was[pl.key] {
+			bound(pl)
+			continue
+		}
+		rest = append(rest, pl)
+	}
+	return rest
 }
 
 // bindAll binds the queue's pods one at a time, in order, each to its node

@@ -503,12 +503,17 @@ func TestCheckOrderBound(t *testing.T) {
 		want []string
 	}{
 		{
-			name: "on an existing node too",
+			name: "on one existing node only the queue's order binds the carrier first",
 			plan: plan.Plan{ExistingNodes: []plan.Placement{{Name: "n1", Pods: []string{"default/w0", "default/w1"}}}},
 			want: []string{"default/w0"},
 		},
 		{
-			name: "the carrier binds only before the pod it counts in its zone",
+			name: "on one new node only the queue's order binds the carrier first",
+			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0", "default/w1"), small("c2", "zone-b")}},
+			want: []string{"default/w0"},
+		},
+		{
+			name: "the carrier binds only if its node joins before the counted pod's",
 			plan: plan.Plan{NodeClaims: []plan.NodeClaim{small("c1", "zone-a", "default/w0"), small("c2", "zone-a", "default/w1")}},
 			want: []string{"default/w0"},
 		},
@@ -532,7 +537,7 @@ func TestCheckOrderBound(t *testing.T) {
 			var got []string
 			for _, r := range res.OrderBound {
 				got = append(got, r.Pod)
-				if !strings.HasPrefix(r.Reason, "PodTopologySpread") {
+				if !strings.Contains(r.Reason, "PodTopologySpread") {
 					t.Errorf("%s: reason %q, want PodTopologySpread's", r.Pod, r.Reason)
 				}
 			}

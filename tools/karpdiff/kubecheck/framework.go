@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -116,6 +117,21 @@ func (s *scheduler) filter(pod *corev1.Pod, nodeName string) string {
 		return reason(st)
 	}
 	return ""
+}
+
+// filterWithout runs filter for pod, bound on nodeName, on the snapshot
+// without it, then restores the snapshot.
+func (s *scheduler) filterWithout(pod *corev1.Pod, nodeName string) (string, error) {
+	if err := s.snapshot.StartMutations(); err != nil {
+		return "", err
+	}
+	defer func() { _ = s.snapshot.EndMutations() }()
+	c := pod.DeepCopy()
+	c.Spec.NodeName = nodeName
+	if err := s.snapshot.RemovePod(klog.Background(), c, nodeName); err != nil {
+		return "", fmt.Errorf("taking %s/%s off %s: %w", pod.Namespace, pod.Name, nodeName, err)
+	}
+	return s.filter(pod, nodeName), nil
 }
 
 // bind records pod as bound to nodeName (kube-scheduler's assume).

@@ -46,9 +46,9 @@ func checkCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "refused: %s on %s: %s\n", r.Pod, r.Node, r.Reason)
 	}
 	for _, r := range res.OrderBound {
-		fmt.Fprintf(stdout, "order: %s on %s binds in queue order only; in reverse: %s\n", r.Pod, r.Node, r.Reason)
+		fmt.Fprintf(stdout, "order: %s on %s binds only in a favourable order: %s\n", r.Pod, r.Node, r.Reason)
 	}
-	fmt.Fprintf(stdout, "placed %d, bind %d, refused %d, in queue order only %d\n", res.Placed, len(res.Bound), len(res.Refused), len(res.OrderBound))
+	fmt.Fprintf(stdout, "placed %d, bind %d, refused %d, in a favourable order only %d\n", res.Placed, len(res.Bound), len(res.Refused), len(res.OrderBound))
 	if !res.OK() {
 		return exitFailure
 	}
