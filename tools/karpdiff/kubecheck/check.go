@@ -107,7 +107,7 @@ func Check(s *scenario.Scenario, p plan.Plan) (Result, error) {
 	// Once more with the new nodes joining one at a time, the last
 	// NodeClaim first: the pods that bound only because the nodes came up
 	// together.
-	if len(nodes) > len(existing)+1 {
+	if len(nodes) > len(existing)+1 && slices.ContainsFunc(queue, func(pl placement) bool { return orderSensitive(pl.pod) }) {
 		_, late, _, err := bindPlan(s, existing, nodes, queue, first, true)
 		if err != nil {
 			return res, err
@@ -196,6 +196,24 @@ func bindPlan(s *scenario.Scenario, existing, nodes []*corev1.Node, queue, first
 	return bound, refused, last, nil
 }
 
+// orderSensitive reports whether the pod's filters depend on the pods bound
+// before it: a DoNotSchedule spread or a required pod (anti-)affinity.
+func orderSensitive(p *corev1.Pod) bool {
+	if spreadCarrier(p) {
+		return true
+	}
+	a := p.Spec.Affinity
+	return a != nil && ((a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0) ||
+		(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0))
+}
+
+// spreadCarrier reports whether the pod has a DoNotSchedule spread.
+func spreadCarrier(p *corev1.Pod) bool {
+	return slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+		return c.WhenUnsatisfiable == corev1.DoNotSchedule
+	})
+}
+
 // checkLast runs the filters again for each pod of queue in bound that has
 // a DoNotSchedule spread, on sched's snapshot of every bound pod less that
 // pod, as if it came last: whatever the queue's order, kube-scheduler
@@ -204,9 +222,7 @@ func bindPlan(s *scenario.Scenario, existing, nodes []*corev1.Node, queue, first
 func checkLast(sched *scheduler, queue []placement, bound []string) ([]Refusal, error) {
 	var out []Refusal
 	for _, pl := range queue {
-		if !slices.Contains(bound, pl.key) || !slices.ContainsFunc(pl.pod.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
-			return c.WhenUnsatisfiable == corev1.DoNotSchedule
-		}) {
+		if !spreadCarrier(pl.pod) || !slices.Contains(bound, pl.key) {
 			continue
 		}
 		r, err := sched.filterWithout(pl.pod, pl.node)
