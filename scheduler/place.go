@@ -603,6 +603,18 @@ func (s *solver) evalBucket(a attempt, b *bucket) (be bucketEval, ok, perm bool)
 // broken for a claim whose pods already use *used (nil: for the pod alone,
 // and no tie-break).
 func (s *solver) evalBucketWith(a attempt, b *bucket, used *binpack.Vec) (be bucketEval, ok, perm bool) {
+	return s.evalBucketRanked(a, b, func(id int32) topology.Ranker {
+		rank := s.ranker(id, a.c)
+		if used != nil {
+			rank = tieBreak(rank, s.rankerNeed(id, a.c, used.Add(a.c.requests), ""))
+		}
+		return rank
+	})
+}
+
+// evalBucketRanked is evalBucketWith with topology's choices (domains, a
+// spread filter's pins) ranked by rankFor's ranker for the requirements.
+func (s *solver) evalBucketRanked(a attempt, b *bucket, rankFor func(id int32) topology.Ranker) (be bucketEval, ok, perm bool) {
 	id := s.reqs.compat(b.reqID, a.reqID)
 	if id < 0 {
 		return be, false, true
@@ -610,10 +622,7 @@ func (s *solver) evalBucketWith(a attempt, b *bucket, used *binpack.Vec) (be buc
 	if a.c.topo.Relevant() {
 		info := s.reqs.info(id)
 		host := topology.Host{Hostname: newHost, Requirements: info.reqs, Taints: b.pool.tmpl.Taints, Domains: info, Decided: &info.decided, LookAhead: s.lookAhead}
-		rank := s.ranker(id, a.c)
-		if used != nil {
-			rank = tieBreak(rank, s.rankerNeed(id, a.c, used.Add(a.c.requests), ""))
-		}
+		rank := rankFor(id)
 		pins, v := s.topo.CheckScope(a.c.topo, a.active, &host, rank, topology.ExceptHostname)
 		if v != nil && s.lookAhead {
 			pins, v = s.checkHolding(a, b, id, host, pins, v)
@@ -652,6 +661,16 @@ func (s *solver) evalClaim(a attempt, cl *claim) (evaluation, bool) {
 	}
 	var ev evaluation
 	ok, _ = s.evalInBucket(&a, cl, &be, math.Inf(1), &ev)
+	if !ok && be.pinned {
+		// The pins were chosen for the pod alone: a spread filter entered
+		// by a term whose types the pod fits but not with the claim's
+		// pods (seed 55679: integer Lt 5 for a pod joining an r8). Choose
+		// them again for what the claim must hold.
+		need := cl.used.Add(a.c.requests)
+		if be, ok, _ = s.evalBucketRanked(a, cl.bucket, func(id int32) topology.Ranker { return s.rankerNeed(id, a.c, need, "") }); ok {
+			ok, _ = s.evalInBucket(&a, cl, &be, math.Inf(1), &ev)
+		}
+	}
 	return ev, ok
 }
 
