@@ -34,13 +34,15 @@ const joinFewestMaxPods = 300
 
 // joinFewestOrNew places pp on the planned claim holding the fewest pods
 // that takes it (then the one opened first) of a NodePool no lighter than
-// the new claim's, else on the new claim nc when there is one (haveNew).
+// the new claim's, or with joinAnyWeight of any weight (as Karpenter, which
+// tries its in-flight NodeClaims before any new one), else on the new
+// claim nc when there is one (haveNew).
 func (s *solver) joinFewestOrNew(pp *pending, a attempt, nc evaluation, haveNew bool) bool {
 	order := s.liveClaims()
 	slices.SortStableFunc(order, func(x, y *claim) int { return cmp.Compare(len(x.pods), len(y.pods)) })
 	for _, cl := range order {
-		if !s.poolTolerated(a.c, cl.pool, a.level) || (haveNew && cl.pool.tmpl.Weight < nc.pool.tmpl.Weight) {
-			continue // weight orders the pools: a lighter pool's claim never beats a heavier one's new claim
+		if !s.poolTolerated(a.c, cl.pool, a.level) || (haveNew && !s.cfg.joinAnyWeight && cl.pool.tmpl.Weight < nc.pool.tmpl.Weight) {
+			continue
 		}
 		if ev, ok := s.evalClaim(a, cl); ok {
 			s.commit(pp, a, ev)
@@ -75,6 +77,21 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 		// A stricter policy's plan is valid under a looser one: made in
 		// this order too, it keeps Ignore ≤ WhileFree ≤ Respect.
 		cfgs := append([]config{fc}, stricterPolicies(fc)...)
+		if weightsDiffer(nodePools) {
+			// Karpenter's own order: a planned claim of a lighter pool
+			// before a heavier pool's new one (B-162; seed 54729: 49 pods
+			// where this plan places 68). It is kept only when it places
+			// more pods: for the same pods the weights say which pool
+			// the user wants filled first (a weighted pool of reserved
+			// instances, already paid for, that a cheaper plan joining the
+			// unweighted pool's claims would leave empty). Both are made:
+			// the one that keeps to the weights is what the plans made
+			// last for limits start from where it places more (seed
+			// 55036: 188 pods from its 181, 180 from the other's 180).
+			ac := fc
+			ac.joinAnyWeight = true
+			cfgs = append(cfgs, ac)
+		}
 		if cfg.policyFor(PreferPodAffinity) != PreferenceIgnore && slices.ContainsFunc(pods, preferredPodAffinity) {
 			uc := cfg
 			uc.karpenterRelaxation, uc.unfollowPreferred = true, true
@@ -110,7 +127,7 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 				fewest = f
 				continue
 			}
-			if n, bn := f.finalPlaced(), fewest.finalPlaced(); n > bn || (n == bn && samePlaced(fewest, f) && f.planPrice() < fewest.planPrice()-priceEps) {
+			if n, bn := f.finalPlaced(), fewest.finalPlaced(); n > bn || (n == bn && !f.cfg.joinAnyWeight && samePlaced(fewest, f) && f.planPrice() < fewest.planPrice()-priceEps) {
 				fewest = f
 			}
 		}
@@ -121,10 +138,27 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 		return best, err
 	}
 	n, bn := fewest.finalPlaced(), best.finalPlaced()
-	if n > bn || (n == bn && sameQueue(best, fewest) && samePlaced(best, fewest) && fewest.planPrice() < best.planPrice()-priceEps) {
+	if n > bn || (n == bn && !fewest.cfg.joinAnyWeight && sameQueue(best, fewest) && samePlaced(best, fewest) && fewest.planPrice() < best.planPrice()-priceEps) {
 		return fewest, nil
 	}
 	return best, nil
+}
+
+// weightsDiffer reports whether two NodePools have different weights (an
+// unset weight is 0).
+func weightsDiffer(nodePools []nodepool.NodePool) bool {
+	weight := func(np nodepool.NodePool) int32 {
+		if np.Spec.Weight == nil {
+			return 0
+		}
+		return *np.Spec.Weight
+	}
+	for i := 1; i < len(nodePools); i++ {
+		if weight(nodePools[i]) != weight(nodePools[0]) {
+			return true
+		}
+	}
+	return false
 }
 
 // preferredPodAffinity reports whether the pod has a preferred pod

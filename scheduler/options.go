@@ -126,6 +126,10 @@ type config struct {
 	// opened first), as Karpenter orders its in-flight NodeClaims before
 	// each pod; set only for a plan of its own (karpenter.go).
 	joinFewest bool
+	// joinAnyWeight lets a joinFewest plan's pod join a planned claim of
+	// a NodePool lighter than the one its new claim would open in (one
+	// more plan of orFewest when NodePools' weights differ).
+	joinAnyWeight bool
 	// poolSoftDomains makes the plan that relaxes in Karpenter's order
 	// count a ScheduleAnyway spread's domains as Karpenter does
 	// (topology.Tracker.SoftSpreadPoolDomains); a plan of its own, next to
