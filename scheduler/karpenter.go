@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -147,18 +148,9 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 // weightsDiffer reports whether two NodePools have different weights (an
 // unset weight is 0).
 func weightsDiffer(nodePools []nodepool.NodePool) bool {
-	weight := func(np nodepool.NodePool) int32 {
-		if np.Spec.Weight == nil {
-			return 0
-		}
-		return *np.Spec.Weight
-	}
-	for i := 1; i < len(nodePools); i++ {
-		if weight(nodePools[i]) != weight(nodePools[0]) {
-			return true
-		}
-	}
-	return false
+	return len(nodePools) > 0 && slices.ContainsFunc(nodePools[1:], func(np nodepool.NodePool) bool {
+		return lo.FromPtr(np.Spec.Weight) != lo.FromPtr(nodePools[0].Spec.Weight)
+	})
 }
 
 // preferredPodAffinity reports whether the pod has a preferred pod

@@ -46,8 +46,8 @@ type Side struct {
 	Placed  int `json:"placed"`
 	Bound   int `json:"bound"`
 	Refused int `json:"refused"`
-	// OrderBound counts the bound pods that bind only in the queue's
-	// order: reversed, kube-scheduler refuses them (kubecheck.Result).
+	// OrderBound counts the bound pods that bind only in a favourable
+	// order (kubecheck.Result.OrderBound).
 	OrderBound int     `json:"orderBound,omitempty"`
 	Price      float64 `json:"pricePerHour"`
 	// Seconds is the solve time (nodeplan: Solve alone in process, the
