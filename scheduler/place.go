@@ -191,6 +191,11 @@ func (s *solver) tryPlace(pp *pending, a attempt) bool {
 		s.topo.PickRequiredDomains(a.alt < len(c.alts)-1 || a.level < len(c.steps))
 		defer s.topo.PickRequiredDomains(false)
 	}
+	if s.cfg.poolSoftDomains && len(c.alts) > 1 {
+		// Karpenter counts a soft spread's domains from the term it tries.
+		s.topo.SoftDomainsFrom(&c.alts[a.alt])
+		defer s.topo.SoftDomainsFrom(nil)
+	}
 	if en := s.findExisting(pp, a); en != nil {
 		return true
 	}

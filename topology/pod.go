@@ -1340,6 +1340,9 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host, early bool) ([]
 			return nil, t.violation(term, "the node would be in no domain the spread's minimum runs over")
 		}
 		m, get := t.minCount(term, hostname), g.get
+		if t.softAltSet && !hostname {
+			m = g.globalMin(t.softEligible(term), hostname)
+		}
 		if early && !hostname && term.Required {
 			m, get = g.earlyMin(term.early), g.early
 		}

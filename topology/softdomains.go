@@ -18,6 +18,42 @@ import (
 // every other plan counts only the domains the pod can reach.
 func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
 
+// SoftDomainsFrom makes, under SoftSpreadPoolDomains, a ScheduleAnyway
+// spread's minimum run over the domains alt allows on the spread's key
+// (nil: every eligible domain, the default). Karpenter counts a spread's
+// domains from the requirements of the pod as it is being tried: with
+// several required node-affinity terms, the term it is on, not every
+// term (a pod whose first term allows one zone packs there, where the
+// union of its terms would hold the minimum at zero in a zone only a later
+// term reaches). A caller sets it around the tries of one requirement
+// alternative and clears it after.
+func (t *Tracker) SoftDomainsFrom(alt *requirements.Requirements) {
+	t.softAltSet = alt != nil
+	if alt != nil {
+		t.softAlt = *alt
+	} else {
+		t.softAlt = requirements.Requirements{}
+	}
+}
+
+// softEligible is the domains a soft spread term's minimum runs over:
+// term.eligible, narrowed under SoftDomainsFrom to those the current
+// alternative allows on the key.
+func (t *Tracker) softEligible(term *Term) []int32 {
+	if !t.softAltSet || !t.poolDomains || term.Required || !t.softAlt.Has(term.Key) {
+		return term.eligible
+	}
+	r := t.softAlt.Get(term.Key)
+	ks := term.g.ks
+	t.softScratch = t.softScratch[:0]
+	for _, d := range term.eligible {
+		if r.Has(ks.values[d]) {
+			t.softScratch = append(t.softScratch, d)
+		}
+	}
+	return t.softScratch
+}
+
 // PickRequiredDomains makes Karpenter's pick (karpenterPick) narrow a
 // required spread's domains on a NodeClaim too, under
 // SoftSpreadPoolDomains, while on. Karpenter picks a least-count domain
@@ -46,7 +82,8 @@ func (t *Tracker) karpenterPick(term *Term, cands []int32, h *Host, m, self int3
 	g := term.g
 	r := h.Requirements.Get(g.ks.key)
 	least, tied := int32(math.MaxInt32), 0
-	for _, d := range term.eligible {
+	eligible := t.softEligible(term)
+	for _, d := range eligible {
 		c := g.get(d) + self
 		if c-m > g.maxSkew || !r.Has(g.ks.values[d]) {
 			continue
@@ -61,7 +98,7 @@ func (t *Tracker) karpenterPick(term *Term, cands []int32, h *Host, m, self int3
 	if tied == 0 {
 		return cands
 	}
-	cands = keep(cands, func(d int32) bool { return g.get(d)+self == least && slices.Contains(term.eligible, d) })
+	cands = keep(cands, func(d int32) bool { return g.get(d)+self == least && slices.Contains(eligible, d) })
 	if 2*len(cands) < tied || (term.Required && len(cands) < tied) {
 		return cands[:0]
 	}
