@@ -92,9 +92,7 @@ func (s *solver) undrop(cl *claim) {
 		return
 	}
 	cl.dropped = false
-	if cl.pool.nodesLeft > 0 {
-		cl.pool.nodesLeft--
-	}
+	cl.pool.takeNode()
 	if cl.bucket != nil {
 		cl.bucket.reviveAll(cl)
 	}

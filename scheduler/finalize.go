@@ -366,7 +366,10 @@ func (s *solver) optionSet(opts []option) binpack.TypeSet {
 // dropClaim drops a claim that cannot launch and fails its pods with code
 // and message.
 func (s *solver) dropClaim(cl *claim, code ReasonCode, message string) {
-	cl.dropped = true
+	if !cl.dropped {
+		cl.dropped = true
+		cl.pool.giveNode()
+	}
 	for _, pp := range cl.pods {
 		pp.failure = &failure{code: code, causes: []Cause{{Code: code, NodePool: cl.pool.tmpl.Name, Message: message}}}
 	}

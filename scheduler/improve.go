@@ -785,9 +785,9 @@ func (s *solver) detach(pp *pending) {
 		var zero binpack.Vec
 		cl.pool.charge(&zero, &cl.charged)
 		cl.charged = zero
-		cl.dropped = true
-		if cl.pool.nodesLeft >= 0 {
-			cl.pool.nodesLeft++
+		if !cl.dropped { // a claim that cannot launch was dropped with its pods (dropClaim)
+			cl.dropped = true
+			cl.pool.giveNode()
 		}
 		s.reindex(cl)
 		s.updateHold(cl)

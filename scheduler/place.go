@@ -1157,9 +1157,7 @@ func (s *solver) commit(pp *pending, a attempt, ev evaluation) {
 		cl = &claim{id: len(s.claims), pool: ev.pool, reqID: -1}
 		cl.host = fmt.Sprintf("nodeplan-claim-%d", cl.id)
 		s.claims = append(s.claims, cl)
-		if ev.pool.nodesLeft > 0 {
-			ev.pool.nodesLeft--
-		}
+		ev.pool.takeNode()
 	}
 	capT, _ := s.chargeFor(cl.pool, ev.reqID, ev.need, ev.typ, append(slices.Clip(cl.ports), c.ports...), &cl.charged)
 	if s.cfg.karpenterRelaxation && cl.pool.limited {

@@ -38,6 +38,10 @@ type pool struct {
 	limitDims []int
 	overLimit bool // over the limit of a resource no type has: nothing fits
 	nodesLeft int  // -1: no nodes limit
+	// nodesOver counts the claims taken back (undrop) while no node was
+	// left, each a node over the limit until a claim is dropped again:
+	// nodesLeft stays 0 meanwhile (takeNode, giveNode).
+	nodesOver int
 	minValues []requirements.Requirement
 	claims    int
 	buckets   []*bucket
@@ -351,6 +355,26 @@ func (p *pool) spendsNoMore(capNew, capOld binpack.Vec) bool {
 }
 
 // bounded reports whether the pool has limits (resources or nodes).
+// takeNode spends one of the NodePool's nodes on a claim opened or taken
+// back; giveNode returns one from a claim dropped.
+func (p *pool) takeNode() {
+	switch {
+	case p.nodesLeft > 0:
+		p.nodesLeft--
+	case p.nodesLeft == 0:
+		p.nodesOver++
+	}
+}
+
+func (p *pool) giveNode() {
+	switch {
+	case p.nodesOver > 0:
+		p.nodesOver--
+	case p.nodesLeft >= 0:
+		p.nodesLeft++
+	}
+}
+
 func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
 
 // withinLimits reports whether growing the pool's charged capacity by

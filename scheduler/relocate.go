@@ -210,7 +210,7 @@ func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
 func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int) bool {
 	pods := slices.Clone(cl.pods)
 	placed := make([]placedAttempt, len(pods))
-	price, nodesLeft := cl.price, cl.pool.nodesLeft
+	price, nodesLeft, nodesOver := cl.price, cl.pool.nodesLeft, cl.pool.nodesOver
 	outer := s.beginJournal()
 	for i, pp := range pods {
 		placed[i] = pp.att
@@ -264,9 +264,9 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before 
 		pp.att = placed[i]
 	}
 	s.rollback(nil, outer)
-	// cl came back while the new claim still held pods: undrop found no
-	// node left to take, and the new claim's drop then gave one back.
-	cl.pool.nodesLeft = nodesLeft
+	// cl came back while the new claim still held pods: undrop took a node
+	// over the limit, and the new claim's drop then gave it back.
+	cl.pool.nodesLeft, cl.pool.nodesOver = nodesLeft, nodesOver
 	return false
 }
 
