@@ -269,6 +269,7 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.swapLast()
 	s.shiftLast()
 	s.relocateLast()
+	s.relocateAbsorbLast()
 	s.repinLast()
 	s.redeclare()
 	return s, nil

@@ -89,11 +89,11 @@ func (s *solver) relocate(cl *claim, budget, tries *int) {
 			return
 		}
 	}
-	atts, free, ok := s.relocateAttempts(cl)
+	atts, free, ok := s.relocateAttempts(cl, false)
 	if !ok {
 		return
 	}
-	targets := s.relocateTargets(cl, free)
+	targets := s.relocateTargets(cl, free, cl.price-priceEps)
 	if len(targets) == 0 {
 		return
 	}
@@ -106,10 +106,116 @@ func (s *solver) relocate(cl *claim, budget, tries *int) {
 			return
 		}
 		*tries++
-		if s.relocateTo(cl, atts, z, before, budget) {
+		if s.relocateTo(cl, atts, z, before, budget, false) {
 			return
 		}
 	}
+}
+
+// Relocating a claim to take others in. A claim's zone is pinned when it
+// opens, by the pod that opens it: a pod whose zone affinity finds its
+// matches in two zones takes the first where it costs least, and a pod
+// that comes later and may not run in that zone (another pod's
+// anti-affinity keeps it out) opens a claim of its own, where Karpenter,
+// whose NodeClaim stays open on both zones, would have put it on the
+// first and narrowed the claim to the other zone. relocateAbsorbLast
+// tries, on the kept plan, each claim whose pods could all run in another
+// zone where a claim holding them costs no more, when a claim of the same
+// NodePool that could fold into it is there: it moves the claim there
+// whole (relocateTo) and folds into it, one at a time, the claims that
+// then make the plan launch for less (foldInto); else everything goes
+// back. Plans with capacity reservations are left alone (a claim's price
+// there depends on the order the claims launch in).
+func (s *solver) relocateAbsorbLast() {
+	if s.final != nil || !s.slackBuilt || len(s.pending) > relocateMaxPods || s.hasReservations {
+		return
+	}
+	if s.placed() < len(s.pending) && s.limitsLeftPods() {
+		return
+	}
+	s.dearestFirst(relocateTries, s.relocateAbsorb)
+}
+
+// relocateAbsorb moves cl to another zone where it costs no more and a
+// claim of its NodePool could fold into it, when the folds that follow
+// make the plan launch for less.
+func (s *solver) relocateAbsorb(cl *claim, budget, tries *int) {
+	for _, key := range offeringKeys {
+		if !s.spreadConfined(cl, key) {
+			return
+		}
+	}
+	atts, free, ok := s.relocateAttempts(cl, true)
+	if !ok {
+		return
+	}
+	targets := slices.DeleteFunc(s.relocateTargets(cl, free, cl.price+priceEps), func(z relocateTarget) bool {
+		return !s.foldableIn(cl, z.pin)
+	})
+	if len(targets) == 0 {
+		return
+	}
+	before, ok := s.launchTotal()
+	if !ok {
+		return
+	}
+	for _, z := range targets {
+		if *budget <= 0 || *tries >= relocateTries {
+			return
+		}
+		*tries++
+		if s.relocateTo(cl, atts, z, before, budget, true) {
+			return
+		}
+	}
+}
+
+// foldableIn reports whether a live claim of cl's NodePool other than cl
+// has requirements that meet pin (a zone) and could fold into cl there.
+func (s *solver) foldableIn(cl *claim, pin int32) bool {
+	for _, o := range s.claims {
+		if o == cl || !o.live() || o.pool != cl.pool || !allMovable(o) || s.reqs.and(o.reqID, pin) < 0 {
+			continue
+		}
+		if s.mayFold(cl, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldInto folds into dst, one at a time, the claims of its NodePool
+// that may fold into it (mergeCandidates, the smallest first), keeping
+// each fold that makes the plan launch for less than it did; it reports
+// whether the plan then launches for less than before.
+func (s *solver) foldInto(dst *claim, before float64, budget *int) bool {
+	var bySize []*claim
+	for _, cl := range s.liveClaims() {
+		if cl.pool == dst.pool {
+			bySize = append(bySize, cl)
+		}
+	}
+	slices.SortStableFunc(bySize, smallerClaim)
+	best := before
+	for _, src := range s.mergeCandidates(dst, bySize) {
+		if *budget <= 0 {
+			break
+		}
+		if !src.live() {
+			continue
+		}
+		st := s.snapshot(dst)
+		pods, ok := s.mergeInto(src, dst, budget)
+		if ok {
+			after, launches := s.launchTotal()
+			if ok = launches && after < best-priceEps; ok {
+				best = after
+				continue
+			}
+		}
+		s.undoInto(dst, st, func() { s.unfold(src, pods) })
+	}
+	return best < before-priceEps
 }
 
 // launchTotal is the price of the plan's live claims as they would launch
@@ -143,8 +249,10 @@ func (s *solver) launchTotal() (float64, bool) {
 // relocateAttempts returns the attempt each pod of cl would move under
 // (its term and level; pinned to cl's domains on the keys topology counts
 // it on when it may not change domain), and the requirements of a claim
-// of cl's NodePool that holds them all.
-func (s *solver) relocateAttempts(cl *claim) ([]attempt, int32, bool) {
+// of cl's NodePool that holds them all. With followed, a pod that others
+// follow on a zone may change domain too (the caller checks that they
+// keep a match: topology.Tracker.FollowedKept).
+func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, bool) {
 	atts := make([]attempt, len(cl.pods))
 	id := cl.pool.reqID
 	for i, pp := range cl.pods {
@@ -153,7 +261,11 @@ func (s *solver) relocateAttempts(cl *claim) ([]attempt, int32, bool) {
 		if !ok {
 			return nil, -1, false
 		}
-		if !s.mayChangeDomain(c) {
+		may := s.mayChangeDomain(c)
+		if followed && !may {
+			may = c.topo.MayChangeDomainFollowed() && !s.keepsDomains(c)
+		}
+		if !may {
 			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
 				return nil, -1, false
 			}
@@ -177,7 +289,7 @@ type relocateTarget struct {
 // all run in others, the other zones where a claim with requirements free
 // holds cl's pods for less than cl, the cheapest first (at most
 // relocateZones).
-func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
+func (s *solver) relocateTargets(cl *claim, free int32, below float64) []relocateTarget {
 	zone := s.reqs.info(cl.reqID).reqs.Get(requirements.LabelTopologyZone)
 	allowed := s.reqs.info(free).reqs.Get(requirements.LabelTopologyZone)
 	if zone.Len() != 1 || allowed.Len() == 1 {
@@ -195,7 +307,7 @@ func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
 		}
 		var zero binpack.Vec
 		_, _, price, ok := s.cheapestFit(cl.ports, cl.pool, id, cl.used, &zero, 0, math.Inf(1), cl)
-		if ok && price < cl.price-priceEps {
+		if ok && price < below {
 			out = append(out, relocateTarget{pin: pin, price: price})
 		}
 	}
@@ -207,10 +319,11 @@ func (s *solver) relocateTargets(cl *claim, free int32) []relocateTarget {
 // the target's zone, and keeps the move when the new claim costs less than
 // cl did, the plan's topology holds and the plan launches for less than
 // before; else it puts everything back.
-func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int) bool {
+func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int, absorb bool) bool {
 	pods := slices.Clone(cl.pods)
 	placed := make([]placedAttempt, len(pods))
 	price, nodesLeft, nodesOver := cl.price, cl.pool.nodesLeft, cl.pool.nodesOver
+	left := s.claimHost(cl) // where the pods were
 	outer := s.beginJournal()
 	for i, pp := range pods {
 		placed[i] = pp.att
@@ -242,12 +355,22 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before 
 			dst = pp.claim
 		}
 	}
-	if ok {
+	switch {
+	case ok && absorb:
+		// The claim costs no more there; the folds that follow pay.
+		ok = dst.price <= price+priceEps && s.relocatedHold(pods) && !slices.ContainsFunc(pods, func(pp *pending) bool {
+			return !s.topo.FollowedKept(pp.cls.topo, &left)
+		})
+		if ok {
+			at, launches := s.launchTotal()
+			ok = launches && at <= before+priceEps && s.foldInto(dst, before, budget)
+		}
+	case ok:
 		ok = dst.price < price-priceEps && s.relocatedHold(pods)
-	}
-	if ok {
-		after, launches := s.launchTotal()
-		ok = launches && after < before-priceEps
+		if ok {
+			after, launches := s.launchTotal()
+			ok = launches && after < before-priceEps
+		}
 	}
 	if ok {
 		s.keepJournal(outer)
@@ -312,7 +435,7 @@ func (s *solver) repinLast() {
 		return
 	}
 	s.dearestFirst(repinTries, func(cl *claim, budget, tries *int) {
-		_, free, ok := s.relocateAttempts(cl)
+		_, free, ok := s.relocateAttempts(cl, false)
 		if !ok {
 			return
 		}

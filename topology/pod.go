@@ -1819,6 +1819,28 @@ func (p *Pod) MayChangeDomain() bool {
 	})
 }
 
+// MayChangeDomainFollowed is MayChangeDomain for a pod that pod-affinity
+// groups count on a key other than hostname too: it may move, provided
+// FollowedKept and SpreadHolds after the move.
+func (p *Pod) MayChangeDomainFollowed() bool {
+	return slices.ContainsFunc(p.keys, func(k string) bool { return k != requirements.LabelHostname })
+}
+
+// FollowedKept reports whether every pod-affinity group that counts the pod
+// on a key other than hostname still counts some pod in the domain of that
+// key the pod left, on h: a pod following it there keeps a match.
+func (t *Tracker) FollowedKept(p *Pod, h *Host) bool {
+	for _, g := range p.matched {
+		if g.kind != Affinity || g.ks.key == requirements.LabelHostname {
+			continue
+		}
+		if d, ok := t.domainOf(g.ks, h); ok && g.get(d) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // SpreadsTied reports whether spread groups count the pod on two or more
 // keys other than hostname. SpreadHolds checks the final counts;
 // kube-scheduler checks each pod's spreads as it binds, and the counts of
