@@ -50,6 +50,12 @@ type verifier struct {
 	// rename.
 	wantSlots bool
 	rename    map[string]string
+	// joinOrder asks checkSpreadOrder, when the queue order binds every
+	// pod, to bind them again as the NodeClaims' nodes join one at a time
+	// (bindJoining), and to list in joinLeft the pods that then stay
+	// pending.
+	joinOrder bool
+	joinLeft  []string
 }
 
 // vtemplate is a NodePool's template with what topology needs of it.

@@ -47,6 +47,38 @@ type orderCheck struct {
 }
 
 func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
+	groups, checks, queue := v.orderGroups(w)
+	if len(checks) == 0 {
+		return
+	}
+	left := bindInOrder(queue, checks, groups, w.waits)
+	if v.wantSlots && len(left) > 0 && !slices.ContainsFunc(left, func(p *vpod) bool { return failed[p.name] }) {
+		v.rename = v.reslot(w, queue, checks, groups)
+	}
+	if v.joinOrder && len(left) == 0 && len(failed) == 0 {
+		groups, checks, queue = v.orderGroups(w)
+		for _, p := range bindJoining(queue, checks, groups, w.waits, w.nodes[len(v.nodes):]) {
+			v.joinLeft = append(v.joinLeft, p.name)
+		}
+	}
+	for _, p := range left {
+		if failed[p.name] {
+			continue // the final counts already fail
+		}
+		at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
+		if len(checks[p]) == 0 {
+			v.report(with(at, scheduler.ReasonPodAffinity, "binding the placed pods in kube-scheduler's queue order leaves pending every pod the pod's required affinity needs in its domain"))
+			continue
+		}
+		v.report(with(at, scheduler.ReasonTopologySpread, orderMessage))
+	}
+}
+
+// orderGroups returns the spread groups of the placed pending pods'
+// DoNotSchedule constraints, with the counts of the pods bound before the
+// plan, each pod's checks, and the placed pods in kube-scheduler's queue
+// order.
+func (v *verifier) orderGroups(w *vworld) (map[*vspread]*orderGroup, map[*vpod][]orderCheck, []*vpod) {
 	groups := map[*vspread]*orderGroup{}
 	checks := map[*vpod][]orderCheck{}
 	var queue []*vpod
@@ -70,25 +102,8 @@ func (v *verifier) checkSpreadOrder(w *vworld, failed map[string]bool) {
 			checks[p] = append(checks[p], orderCheck{c, grp})
 		}
 	}
-	if len(checks) == 0 {
-		return
-	}
 	slices.SortStableFunc(queue, queueOrder)
-	left := bindInOrder(queue, checks, groups, w.waits)
-	if v.wantSlots && len(left) > 0 && !slices.ContainsFunc(left, func(p *vpod) bool { return failed[p.name] }) {
-		v.rename = v.reslot(w, queue, checks, groups)
-	}
-	for _, p := range left {
-		if failed[p.name] {
-			continue // the final counts already fail
-		}
-		at := Violation{Pod: p.name, NodeClaim: claimName(p.host), Node: nodeName(p.host)}
-		if len(checks[p]) == 0 {
-			v.report(with(at, scheduler.ReasonPodAffinity, "binding the placed pods in kube-scheduler's queue order leaves pending every pod the pod's required affinity needs in its domain"))
-			continue
-		}
-		v.report(with(at, scheduler.ReasonTopologySpread, orderMessage))
-	}
+	return groups, checks, queue
 }
 
 // orderMessage is the violation of a pod the binding order leaves.
@@ -175,6 +190,63 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 	return pass(queue, false)
 }
 
+// bindJoining binds the queue's pods as bindInOrder does, but with the
+// NodeClaims' nodes (claims, in plan order) joining one at a time, the
+// last planned first, as nodes may join in any order: a pod binds once
+// its node is there and its spreads pass against the pods bound so far
+// over the domains of the nodes there (the existing nodes' from the
+// start), and the pods left are tried again after each join. It returns
+// the pods left once every node has joined: a plan that leaves some binds
+// only when its nodes join in a favourable order (two spreads on
+// different keys can each wait for the other's domain to fill).
+func bindJoining(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup, waits map[*vpod][]*vpod, claims []*vnode) []*vpod {
+	bound := map[*vpod]bool{}
+	there := map[*vnode]bool{}
+	doms := map[*orderGroup]map[string]bool{}
+	for _, grp := range groups {
+		doms[grp] = map[string]bool{}
+		for n := range grp.g.eligible {
+			if n.claim == nil {
+				doms[grp][n.labels[grp.key]] = true
+			}
+		}
+	}
+	for step := 0; step <= len(claims); step++ {
+		if step > 0 {
+			n := claims[len(claims)-step]
+			there[n] = true
+			for _, grp := range groups {
+				if grp.g.eligible[n] {
+					doms[grp][n.labels[grp.key]] = true
+				}
+			}
+		}
+		for progress := true; progress && len(queue) > 0; {
+			progress = false
+			var next []*vpod
+			for _, p := range queue {
+				if p.host.claim != nil && !there[p.host] {
+					next = append(next, p)
+					continue
+				}
+				if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) ||
+					!passesOver(p, checks[p], func(grp *orderGroup) map[string]bool { return doms[grp] }) {
+					next = append(next, p)
+					continue
+				}
+				progress, bound[p] = true, true
+				for _, grp := range groups {
+					if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
+						grp.counts[p.host.labels[grp.key]]++
+					}
+				}
+			}
+			queue = next
+		}
+	}
+	return queue
+}
+
 // passesNow reports whether every DoNotSchedule spread of p passes on its
 // node against the counts bound so far (kube-scheduler's filter: the
 // domain's count, plus one when the pod matches its own selector, minus
@@ -182,6 +254,16 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 // is at most maxSkew). With early, the domains are those of the existing
 // nodes alone (the NodeClaims' nodes have not joined yet).
 func passesNow(p *vpod, checks []orderCheck, early bool) bool {
+	return passesOver(p, checks, func(grp *orderGroup) map[string]bool {
+		if early {
+			return grp.early()
+		}
+		return grp.g.domains
+	})
+}
+
+// passesOver is passesNow with the domains of each group given.
+func passesOver(p *vpod, checks []orderCheck, domainsOf func(*orderGroup) map[string]bool) bool {
 	for _, ch := range checks {
 		grp := ch.grp
 		dom, ok := p.host.labels[grp.key]
@@ -192,10 +274,7 @@ func passesNow(p *vpod, checks []orderCheck, early bool) bool {
 		if grp.sel.Matches(podLabels(p)) {
 			own++
 		}
-		domains := grp.g.domains
-		if early {
-			domains = grp.early()
-		}
+		domains := domainsOf(grp)
 		least := -1
 		for d := range domains {
 			if c := grp.counts[d]; least < 0 || c < least {
