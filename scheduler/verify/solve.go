@@ -38,8 +38,9 @@ const solveCheckMaxPods = 20000
 // scenarios in the differential of tools/karpdiff) leaves a pod pending on
 // its planned node. A plan that passes Plan is also bound again with its
 // NodeClaims' nodes joining one at a time, the last first, when pods have
-// DoNotSchedule spreads on two keys, and solved again with their domains
-// kept when pods then stay pending (joinRepaired). When Plan finds pending pods placed where they would
+// DoNotSchedule spreads on two keys, and the input solved again with their
+// domains kept when pods then stay pending (joinRepaired). When Plan finds
+// pending pods placed where they would
 // not bind only because of the order kube-scheduler's queue meets them,
 // and exchanging alike pods (the replicas of one workload) between their
 // places binds them all, the plan so exchanged is returned (reslot.go).
