@@ -1628,11 +1628,15 @@ func (t *Tracker) canBootstrap(term *Term) bool {
 func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pins []requirements.Requirement, rank Ranker) (int32, bool) {
 	best, bestOK := int32(-1), false
 	var bestScore domainScore
+	others := t.partnerKeys(p, active, ks, len(cands))
 	for _, d := range cands {
 		sc := domainScore{value: ks.values[d]}
 		sc.load, sc.ahead = t.loads(p, active, ks, d)
 		if rank != nil {
 			sc.rank = rank(pins, ks.key, ks.values[d])
+			if len(others) > 0 && !math.IsInf(sc.rank, 1) {
+				sc.partners = t.partners(others, ks, d, pins, rank)
+			}
 		}
 		ok := !math.IsInf(sc.rank, 1)
 		if best < 0 || (ok && !bestOK) || (ok == bestOK && sc.before(bestScore, t.balanceAhead)) {
@@ -1646,11 +1650,15 @@ func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pin
 type domainScore struct {
 	load, ahead int64
 	rank        float64
-	value       string
+	// partners counts, for a pod with required spreads on other keys too,
+	// the values of those keys the domain leaves the pod (partners).
+	partners int
+	value    string
 }
 
 // before orders two domains: the lower load, then the lower rank, then
-// (when balance) the lower ahead, then the lower value.
+// (when balance) the lower ahead, then the fewer partners, then the lower
+// value.
 func (a domainScore) before(b domainScore, balance bool) bool {
 	switch {
 	case a.load != b.load:
@@ -1659,8 +1667,60 @@ func (a domainScore) before(b domainScore, balance bool) bool {
 		return a.rank < b.rank
 	case balance && a.ahead != b.ahead:
 		return a.ahead < b.ahead
+	case a.partners != b.partners:
+		return a.partners < b.partners
 	}
 	return a.value < b.value
+}
+
+// partnerKeys returns, when the pod has required spreads on ks's key
+// and on other keys but hostname and choose has several candidates, those
+// other keys' states. A pod spread on two keys (zone and capacity type)
+// takes its domains on each in turn, the least loaded first; where the
+// domains of one key offer different values of the other (a zone with
+// on-demand offerings only), a tie broken by name can spend the values
+// such a domain needs on domains that need none: nine replicas at maxSkew
+// 1 over three zones, two with spot and on-demand offerings and one with
+// on-demand only, placed five (every later replica needed the third zone
+// and spot at once), where taking the domain that leaves the fewest values
+// of the other key first (partners) places nine.
+func (t *Tracker) partnerKeys(p *Pod, active Active, ks *keyState, cands int) []*keyState {
+	if cands < 2 || ks.key == requirements.LabelHostname {
+		return nil
+	}
+	own := false
+	var out []*keyState
+	for i := range p.Terms {
+		term := &p.Terms[i]
+		if term.Kind != Spread || !term.Required || !active(i) || term.Key == requirements.LabelHostname {
+			continue
+		}
+		if term.Key == ks.key {
+			own = true
+		} else if o := t.keys[term.Key]; o != nil && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	if !own {
+		return nil
+	}
+	return out
+}
+
+// partners counts the values of the keys others that the pod could still
+// take on a host pinned to domain d of ks (and pins): those the ranker
+// finds an instance type for.
+func (t *Tracker) partners(others []*keyState, ks *keyState, d int32, pins []requirements.Requirement, rank Ranker) int {
+	with := append(slices.Clip(pins), requirements.In(ks.key, ks.values[d]))
+	n := 0
+	for _, o := range others {
+		for _, v := range o.values {
+			if !math.IsInf(rank(with, o.key, v), 1) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // loads returns what choose weighs domain d of key ks by for the pod: load,
