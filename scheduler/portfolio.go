@@ -252,8 +252,9 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 // claims drained by ejection where that makes it cheaper (eject.go), then
 // pods of different shapes swapped between two claims that then cost less
 // together (swap.go), then claims relocated whole to another zone where
-// they cost less, and repinned to the zone or capacity type where they
-// cost least, judged on the plan's own domains (relocate.go).
+// they cost less, or where they cost no more and take in a claim of their
+// NodePool, and repinned to the zone or capacity type where they cost
+// least, judged on the plan's own domains (relocate.go).
 func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	s.placeLeftAhead()
 	s.closePlan()
