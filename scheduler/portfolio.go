@@ -270,7 +270,6 @@ func (s *solver) finish(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	s.swapLast()
 	s.shiftLast()
 	s.relocateLast()
-	s.relocateAbsorbLast()
 	s.repinLast()
 	s.redeclare()
 	return s, nil

@@ -354,7 +354,6 @@ func (p *pool) spendsNoMore(capNew, capOld binpack.Vec) bool {
 	return true
 }
 
-// bounded reports whether the pool has limits (resources or nodes).
 // takeNode spends one of the NodePool's nodes on a claim opened or taken
 // back; giveNode returns one from a claim dropped.
 func (p *pool) takeNode() {
@@ -375,6 +374,7 @@ func (p *pool) giveNode() {
 	}
 }
 
+// bounded reports whether the pool has limits (resources or nodes).
 func (p *pool) bounded() bool { return p.limited || p.nodesLeft >= 0 }
 
 // withinLimits reports whether growing the pool's charged capacity by

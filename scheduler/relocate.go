@@ -49,7 +49,8 @@ const (
 const relocateZones = 2
 
 // relocateLast tries to relocate every live claim of the kept plan, the
-// dearest first.
+// dearest first, then (without capacity reservations) to relocate them to
+// take others in (below).
 func (s *solver) relocateLast() {
 	if s.final != nil || !s.slackBuilt || len(s.pending) > relocateMaxPods {
 		return
@@ -57,7 +58,10 @@ func (s *solver) relocateLast() {
 	if s.placed() < len(s.pending) && s.limitsLeftPods() {
 		return // a relocation may spend the limits differently
 	}
-	s.dearestFirst(relocateTries, s.relocate)
+	s.dearestFirst(relocateTries, func(cl *claim, budget, tries *int) { s.relocate(cl, budget, tries, false) })
+	if !s.hasReservations {
+		s.dearestFirst(relocateTries, func(cl *claim, budget, tries *int) { s.relocate(cl, budget, tries, true) })
+	}
 }
 
 // dearestFirst calls try on every live claim of the plan, the dearest
@@ -78,8 +82,10 @@ func (s *solver) dearestFirst(maxTries int, try func(cl *claim, budget, tries *i
 }
 
 // relocate moves every pod of cl to one new claim in the zone where they
-// cost least together, when the plan then launches for less.
-func (s *solver) relocate(cl *claim, budget, tries *int) {
+// cost least together, when the plan then launches for less; with absorb,
+// to a zone where they cost no more and a claim of cl's NodePool could
+// fold into it, when the folds that follow make the plan launch for less.
+func (s *solver) relocate(cl *claim, budget, tries *int, absorb bool) {
 	// The new claim's offering decides its capacity type (and zone ID) as
 	// well as its zone: a spread on any of them that counts pods elsewhere
 	// leaves the claim where it is (r3 seed 4016: a capacity-type spread of
@@ -89,11 +95,18 @@ func (s *solver) relocate(cl *claim, budget, tries *int) {
 			return
 		}
 	}
-	atts, free, ok := s.relocateAttempts(cl, false)
+	atts, free, ok := s.relocateAttempts(cl, absorb)
 	if !ok {
 		return
 	}
-	targets := s.relocateTargets(cl, free, cl.price-priceEps)
+	below := cl.price - priceEps
+	if absorb {
+		below = cl.price + priceEps
+	}
+	targets := s.relocateTargets(cl, free, below)
+	if absorb {
+		targets = slices.DeleteFunc(targets, func(z relocateTarget) bool { return !s.foldableIn(cl, z.pin) })
+	}
 	if len(targets) == 0 {
 		return
 	}
@@ -106,7 +119,7 @@ func (s *solver) relocate(cl *claim, budget, tries *int) {
 			return
 		}
 		*tries++
-		if s.relocateTo(cl, atts, z, before, budget, false) {
+		if s.relocateTo(cl, atts, z, before, budget, absorb) {
 			return
 		}
 	}
@@ -118,57 +131,15 @@ func (s *solver) relocate(cl *claim, budget, tries *int) {
 // that comes later and may not run in that zone (another pod's
 // anti-affinity keeps it out) opens a claim of its own, where Karpenter,
 // whose NodeClaim stays open on both zones, would have put it on the
-// first and narrowed the claim to the other zone. relocateAbsorbLast
+// first and narrowed the claim to the other zone. relocateLast then
 // tries, on the kept plan, each claim whose pods could all run in another
 // zone where a claim holding them costs no more, when a claim of the same
 // NodePool that could fold into it is there: it moves the claim there
 // whole (relocateTo) and folds into it, one at a time, the claims that
 // then make the plan launch for less (foldInto); else everything goes
-// back. Plans with capacity reservations are left alone (a claim's price
-// there depends on the order the claims launch in).
-func (s *solver) relocateAbsorbLast() {
-	if s.final != nil || !s.slackBuilt || len(s.pending) > relocateMaxPods || s.hasReservations {
-		return
-	}
-	if s.placed() < len(s.pending) && s.limitsLeftPods() {
-		return
-	}
-	s.dearestFirst(relocateTries, s.relocateAbsorb)
-}
-
-// relocateAbsorb moves cl to another zone where it costs no more and a
-// claim of its NodePool could fold into it, when the folds that follow
-// make the plan launch for less.
-func (s *solver) relocateAbsorb(cl *claim, budget, tries *int) {
-	for _, key := range offeringKeys {
-		if !s.spreadConfined(cl, key) {
-			return
-		}
-	}
-	atts, free, ok := s.relocateAttempts(cl, true)
-	if !ok {
-		return
-	}
-	targets := slices.DeleteFunc(s.relocateTargets(cl, free, cl.price+priceEps), func(z relocateTarget) bool {
-		return !s.foldableIn(cl, z.pin)
-	})
-	if len(targets) == 0 {
-		return
-	}
-	before, ok := s.launchTotal()
-	if !ok {
-		return
-	}
-	for _, z := range targets {
-		if *budget <= 0 || *tries >= relocateTries {
-			return
-		}
-		*tries++
-		if s.relocateTo(cl, atts, z, before, budget, true) {
-			return
-		}
-	}
-}
+// back (relocate with absorb, from relocateLast). Plans with capacity
+// reservations are left alone (a claim's price there depends on the order
+// the claims launch in).
 
 // foldableIn reports whether a live claim of cl's NodePool other than cl
 // has requirements that meet pin (a zone) and could fold into cl there.
@@ -287,7 +258,7 @@ type relocateTarget struct {
 
 // relocateTargets lists, for a claim pinned to one zone whose pods could
 // all run in others, the other zones where a claim with requirements free
-// holds cl's pods for less than cl, the cheapest first (at most
+// holds cl's pods for less than below, the cheapest first (at most
 // relocateZones).
 func (s *solver) relocateTargets(cl *claim, free int32, below float64) []relocateTarget {
 	zone := s.reqs.info(cl.reqID).reqs.Get(requirements.LabelTopologyZone)
@@ -318,7 +289,10 @@ func (s *solver) relocateTargets(cl *claim, free int32, below float64) []relocat
 // relocateTo moves the pods of cl, under atts, to a new claim pinned to
 // the target's zone, and keeps the move when the new claim costs less than
 // cl did, the plan's topology holds and the plan launches for less than
-// before; else it puts everything back.
+// before; with absorb, when the new claim costs no more than cl did, the
+// pods it leaves keep their matches (FollowedKept) and folding claims into
+// it makes the plan launch for less (foldInto); else it puts everything
+// back.
 func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int, absorb bool) bool {
 	pods := slices.Clone(cl.pods)
 	placed := make([]placedAttempt, len(pods))

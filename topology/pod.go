@@ -1340,9 +1340,6 @@ func (t *Tracker) filterTerm(term *Term, cands []int32, h *Host, early bool) ([]
 			return nil, t.violation(term, "the node would be in no domain the spread's minimum runs over")
 		}
 		m, get := t.minCount(term, hostname), g.get
-		if t.softAltSet && !hostname {
-			m = g.globalMin(t.softEligible(term), hostname)
-		}
 		if early && !hostname && term.Required {
 			m, get = g.earlyMin(term.early), g.early
 		}
@@ -1505,10 +1502,10 @@ func keep(ds []int32, f func(int32) bool) []int32 {
 }
 
 // minCount is the global minimum of a spread term: the lowest count over its
-// eligible domains, zero when fewer than minDomains are eligible, and zero
-// for hostname (a new node is always an empty domain).
+// eligible domains (softEligible), zero when fewer than minDomains are
+// eligible, and zero for hostname (a new node is always an empty domain).
 func (t *Tracker) minCount(term *Term, hostname bool) int32 {
-	return term.g.globalMin(term.eligible, hostname)
+	return term.g.globalMin(t.softEligible(term), hostname)
 }
 
 // globalMin is the group's global minimum: over the domains of the plan's
@@ -1629,13 +1626,18 @@ func (t *Tracker) choose(p *Pod, active Active, ks *keyState, cands []int32, pin
 	best, bestOK := int32(-1), false
 	var bestScore domainScore
 	others := t.partnerKeys(p, active, ks, len(cands))
+	var with []requirements.Requirement // pins and the candidate domain (partners)
+	if len(others) > 0 {
+		with = append(slices.Clip(pins), requirements.Requirement{})
+	}
 	for _, d := range cands {
 		sc := domainScore{value: ks.values[d]}
 		sc.load, sc.ahead = t.loads(p, active, ks, d)
 		if rank != nil {
 			sc.rank = rank(pins, ks.key, ks.values[d])
 			if len(others) > 0 && !math.IsInf(sc.rank, 1) {
-				sc.partners = t.partners(others, ks, d, pins, rank)
+				with[len(with)-1] = requirements.In(ks.key, ks.values[d])
+				sc.partners = partners(others, with, rank)
 			}
 		}
 		ok := !math.IsInf(sc.rank, 1)
@@ -1708,10 +1710,9 @@ func (t *Tracker) partnerKeys(p *Pod, active Active, ks *keyState, cands int) []
 }
 
 // partners counts the values of the keys others that the pod could still
-// take on a host pinned to domain d of ks (and pins): those the ranker
-// finds an instance type for.
-func (t *Tracker) partners(others []*keyState, ks *keyState, d int32, pins []requirements.Requirement, rank Ranker) int {
-	with := append(slices.Clip(pins), requirements.In(ks.key, ks.values[d]))
+// take on a host pinned by with (the pins and a candidate domain): those
+// the ranker finds an instance type for.
+func partners(others []*keyState, with []requirements.Requirement, rank Ranker) int {
 	n := 0
 	for _, o := range others {
 		for _, v := range o.values {

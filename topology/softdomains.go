@@ -26,21 +26,14 @@ func (t *Tracker) SoftSpreadPoolDomains() { t.poolDomains = true }
 // term (a pod whose first term allows one zone packs there, where the
 // union of its terms would hold the minimum at zero in a zone only a later
 // term reaches). A caller sets it around the tries of one requirement
-// alternative and clears it after.
-func (t *Tracker) SoftDomainsFrom(alt *requirements.Requirements) {
-	t.softAltSet = alt != nil
-	if alt != nil {
-		t.softAlt = *alt
-	} else {
-		t.softAlt = requirements.Requirements{}
-	}
-}
+// alternative and clears it after; alt is read, not copied, until then.
+func (t *Tracker) SoftDomainsFrom(alt *requirements.Requirements) { t.softAlt = alt }
 
 // softEligible is the domains a soft spread term's minimum runs over:
 // term.eligible, narrowed under SoftDomainsFrom to those the current
 // alternative allows on the key.
 func (t *Tracker) softEligible(term *Term) []int32 {
-	if !t.softAltSet || !t.poolDomains || term.Required || !t.softAlt.Has(term.Key) {
+	if t.softAlt == nil || !t.poolDomains || term.Required || !t.softAlt.Has(term.Key) {
 		return term.eligible
 	}
 	r := t.softAlt.Get(term.Key)

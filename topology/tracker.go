@@ -153,10 +153,9 @@ type Tracker struct {
 	// poolDomains: see SoftSpreadPoolDomains; pickRequired: see
 	// PickRequiredDomains; softFiltersOpen: see LeaveSoftFiltersOpen.
 	poolDomains, pickRequired, softFiltersOpen bool
-	// softAlt, softAltSet: see SoftDomainsFrom; softScratch holds the
-	// domains a soft spread's minimum runs over under it.
-	softAlt     requirements.Requirements
-	softAltSet  bool
+	// softAlt: see SoftDomainsFrom; softScratch holds the domains a soft
+	// spread's minimum runs over under it.
+	softAlt     *requirements.Requirements
 	softScratch []int32
 	// eligibleMemo holds, per eligibleKey, the domains the existing
 	// sources give (eligible).

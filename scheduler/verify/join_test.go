@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/manifest"
 )
@@ -22,11 +23,7 @@ import (
 // stay pending. verify.Solve solves it again with the spread pods' domains
 // kept, a plan that binds in that order too, with as many pods.
 func TestSolveBindsWhateverOrderNodesJoin(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/join-order/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/join-order/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
+	in, cat, opts := loadJoinOrder(t)
 
 	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
 	require.NoError(t, err)
@@ -50,11 +47,7 @@ func TestSolveBindsWhateverOrderNodesJoin(t *testing.T) {
 // joining the last first, five of the seven pods with the zone and family
 // spreads stay pending; solved with their domains kept, none does.
 func TestJoinLeftNamesPendingPods(t *testing.T) {
-	in, err := manifest.Load("../../testdata/verify/join-order/manifests.yaml")
-	require.NoError(t, err)
-	cat, err := manifest.LoadCatalog("../../testdata/verify/join-order/catalog.json")
-	require.NoError(t, err)
-	opts := in.Options()
+	in, cat, opts := loadJoinOrder(t)
 	raw, err := os.ReadFile("../../testdata/verify/join-order/plan.json")
 	require.NoError(t, err)
 	var plan scheduler.Result
@@ -68,4 +61,14 @@ func TestJoinLeftNamesPendingPods(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, Plan(in.Pods, in.NodePools, cat, repaired, opts...))
 	require.Empty(t, joinLeft(in.Pods, in.NodePools, cat, repaired, opts))
+}
+
+// loadJoinOrder loads testdata/verify/join-order (generated seed 59191).
+func loadJoinOrder(t *testing.T) (manifest.Input, instancetypes.Catalog, []scheduler.Option) {
+	t.Helper()
+	in, err := manifest.Load("../../testdata/verify/join-order/manifests.yaml")
+	require.NoError(t, err)
+	cat, err := manifest.LoadCatalog("../../testdata/verify/join-order/catalog.json")
+	require.NoError(t, err)
+	return in, cat, in.Options()
 }

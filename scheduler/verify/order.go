@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -156,27 +157,7 @@ func boundCounts(w *vworld, g *vspread, ns string, sel labels.Selector, key stri
 // before a NodeClaim's node joins. Then every pod left, against all the
 // plan's domains.
 func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup, waits map[*vpod][]*vpod) []*vpod {
-	bound := map[*vpod]bool{}
-	pass := func(queue []*vpod, early bool) []*vpod {
-		for progress := true; progress && len(queue) > 0; {
-			progress = false
-			var next []*vpod
-			for _, p := range queue {
-				if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) || !passesNow(p, checks[p], early) {
-					next = append(next, p)
-					continue
-				}
-				progress, bound[p] = true, true
-				for _, grp := range groups {
-					if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
-						grp.counts[p.host.labels[grp.key]]++
-					}
-				}
-			}
-			queue = next
-		}
-		return queue
-	}
+	b := binder{checks: checks, groups: groups, waits: waits, bound: map[*vpod]bool{}}
 	var first []*vpod
 	for _, p := range queue {
 		if p.host.bindsEarly() {
@@ -184,10 +165,53 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 		}
 	}
 	if len(first) > 0 && len(first) < len(queue) {
-		pass(first, true)
-		queue = slices.DeleteFunc(slices.Clone(queue), func(p *vpod) bool { return bound[p] })
+		b.pass(first, nil, (*orderGroup).early)
+		queue = slices.DeleteFunc(slices.Clone(queue), func(p *vpod) bool { return b.bound[p] })
 	}
-	return pass(queue, false)
+	return b.pass(queue, nil, func(grp *orderGroup) map[string]bool { return grp.g.domains })
+}
+
+// binder binds placed pods as kube-scheduler would, counting them in the
+// spread groups as they bind.
+type binder struct {
+	checks map[*vpod][]orderCheck
+	groups map[*vspread]*orderGroup
+	waits  map[*vpod][]*vpod
+	bound  map[*vpod]bool
+}
+
+// pass binds the queue's pods in passes until a pass binds none, and
+// returns the pods left: a pod binds when its node is ready (nil: every
+// node), one of its waits has bound, and its spreads pass over the
+// domains domainsOf gives each group.
+func (b *binder) pass(queue []*vpod, ready func(*vpod) bool, domainsOf func(*orderGroup) map[string]bool) []*vpod {
+	for progress := true; progress && len(queue) > 0; {
+		progress = false
+		var next []*vpod
+		for _, p := range queue {
+			if (ready != nil && !ready(p)) ||
+				b.waiting(p) ||
+				!passesOver(p, b.checks[p], domainsOf) {
+				next = append(next, p)
+				continue
+			}
+			progress, b.bound[p] = true, true
+			for _, grp := range b.groups {
+				if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
+					grp.counts[p.host.labels[grp.key]]++
+				}
+			}
+		}
+		queue = next
+	}
+	return queue
+}
+
+// waiting reports whether p waits for pods (its required affinity) none of
+// which has bound yet.
+func (b *binder) waiting(p *vpod) bool {
+	with, ok := b.waits[p]
+	return ok && !slices.ContainsFunc(with, func(q *vpod) bool { return b.bound[q] })
 }
 
 // bindJoining binds the queue's pods as bindInOrder does, but with the
@@ -200,49 +224,24 @@ func bindInOrder(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspre
 // only when its nodes join in a favourable order (two spreads on
 // different keys can each wait for the other's domain to fill).
 func bindJoining(queue []*vpod, checks map[*vpod][]orderCheck, groups map[*vspread]*orderGroup, waits map[*vpod][]*vpod, claims []*vnode) []*vpod {
-	bound := map[*vpod]bool{}
+	b := binder{checks: checks, groups: groups, waits: waits, bound: map[*vpod]bool{}}
 	there := map[*vnode]bool{}
 	doms := map[*orderGroup]map[string]bool{}
 	for _, grp := range groups {
-		doms[grp] = map[string]bool{}
-		for n := range grp.g.eligible {
-			if n.claim == nil {
+		doms[grp] = maps.Clone(grp.early())
+	}
+	ready := func(p *vpod) bool { return p.host.claim == nil || there[p.host] }
+	domainsOf := func(grp *orderGroup) map[string]bool { return doms[grp] }
+	queue = b.pass(queue, ready, domainsOf)
+	for i := len(claims) - 1; i >= 0; i-- {
+		n := claims[i]
+		there[n] = true
+		for _, grp := range groups {
+			if grp.g.eligible[n] {
 				doms[grp][n.labels[grp.key]] = true
 			}
 		}
-	}
-	for step := 0; step <= len(claims); step++ {
-		if step > 0 {
-			n := claims[len(claims)-step]
-			there[n] = true
-			for _, grp := range groups {
-				if grp.g.eligible[n] {
-					doms[grp][n.labels[grp.key]] = true
-				}
-			}
-		}
-		for progress := true; progress && len(queue) > 0; {
-			progress = false
-			var next []*vpod
-			for _, p := range queue {
-				if p.host.claim != nil && !there[p.host] {
-					next = append(next, p)
-					continue
-				}
-				if with, ok := waits[p]; (ok && !slices.ContainsFunc(with, func(q *vpod) bool { return bound[q] })) ||
-					!passesOver(p, checks[p], func(grp *orderGroup) map[string]bool { return doms[grp] }) {
-					next = append(next, p)
-					continue
-				}
-				progress, bound[p] = true, true
-				for _, grp := range groups {
-					if grp.g.eligible[p.host] && p.namespace == grp.ns && grp.sel.Matches(podLabels(p)) {
-						grp.counts[p.host.labels[grp.key]]++
-					}
-				}
-			}
-			queue = next
-		}
+		queue = b.pass(queue, ready, domainsOf)
 	}
 	return queue
 }
