@@ -61,10 +61,12 @@ def cls(bound, refused, price, k, order=0):
     if bound < k['bound']:
         c.append('fewer')
         if bound - order >= k['bound'] - k.get('orderBound', 0): c.append('fewer-order-only')
-    elif bound == k['bound'] and price > k['pricePerHour'] * 1.0001 + 1e-5: c.append('costlier')
+    elif bound == k['bound'] and price > k['pricePerHour'] * 1.0001 + 1e-5:
+        c.append('costlier')
+        if bound - order > k['bound'] - k.get('orderBound', 0): c.append('costlier-order-only')
     return c
 
-tot = {'fewer': [], 'fewer-order-only': [], 'costlier': [], 'refused': [], 'nodeplan-order': [], 'err': []}; psum = 0.0; osum = 0.0; changed = 0
+tot = {'fewer': [], 'fewer-order-only': [], 'costlier': [], 'costlier-order-only': [], 'refused': [], 'nodeplan-order': [], 'err': []}; psum = 0.0; osum = 0.0; changed = 0
 with cf.ThreadPoolExecutor(a.j) as ex:
     outs = list(ex.map(one, seeds))
 lines = []
@@ -81,8 +83,8 @@ for seed, o in outs:
         changed += 1
         lines.append('%d bound %d->%d refused %d->%d $%.4f->$%.4f (karpenter %d $%.4f) %s -> %s' % (
             seed, old['bound'], o['bound'], old['refused'], o['refused'], old['pricePerHour'], o['price'], k['bound'], k['pricePerHour'], ','.join(oc) or '-', ','.join(nc) or '-'))
-summary = 'seeds %d changed %d | fewer %d %s (Karpenter\'s extra pods bind only in a favourable order: %d %s) | costlier %d %s | refused %d %s | nodeplan order-bound %d %s | errors %d %s | $/h %.2f -> %.2f' % (
-    len(outs), changed, len(tot['fewer']), tot['fewer'], len(tot['fewer-order-only']), tot['fewer-order-only'], len(tot['costlier']), tot['costlier'],
+summary = 'seeds %d changed %d | fewer %d %s (Karpenter\'s extra pods bind only in a favourable order: %d %s) | costlier %d %s (Karpenter\'s as many only in a favourable order: %d %s) | refused %d %s | nodeplan order-bound %d %s | errors %d %s | $/h %.2f -> %.2f' % (
+    len(outs), changed, len(tot['fewer']), tot['fewer'], len(tot['fewer-order-only']), tot['fewer-order-only'], len(tot['costlier']), tot['costlier'], len(tot['costlier-order-only']), tot['costlier-order-only'],
     len(tot['refused']), tot['refused'], len(tot['nodeplan-order']), tot['nodeplan-order'], len(tot['err']), tot['err'], osum, psum)
 text = '\n'.join(lines + [summary])
 print(text)

@@ -202,19 +202,23 @@ func checkSide(sc *scenario.Scenario, sd *Side) error {
 
 // Class names.
 const (
-	Fewer            = "fewer"
-	FewerOrderOnly   = "fewer-order-only"
-	NodeplanOrder    = "nodeplan-order"
-	Costlier         = "costlier"
-	Refused          = "refused"
-	More             = "more"
-	Cheaper          = "cheaper"
-	Same             = "same"
-	NodeplanError    = "nodeplan-error"
-	KarpenterRefused = "karpenter-refused"
-	KarpenterError   = "karpenter-error"
-	KarpenterCrash   = "karpenter-crash"
-	HarnessError     = "harness-error"
+	Fewer          = "fewer"
+	FewerOrderOnly = "fewer-order-only"
+	// CostlierOrderOnly marks a costlier scenario where Karpenter's plan
+	// binds as many pods only with some of them in a favourable order:
+	// nodeplan binds more of the pods that bind in any order.
+	CostlierOrderOnly = "costlier-order-only"
+	NodeplanOrder     = "nodeplan-order"
+	Costlier          = "costlier"
+	Refused           = "refused"
+	More              = "more"
+	Cheaper           = "cheaper"
+	Same              = "same"
+	NodeplanError     = "nodeplan-error"
+	KarpenterRefused  = "karpenter-refused"
+	KarpenterError    = "karpenter-error"
+	KarpenterCrash    = "karpenter-crash"
+	HarnessError      = "harness-error"
 )
 
 // failed is the outcome of a scenario the harness could not generate,
@@ -262,6 +266,9 @@ func classify(oc Outcome) []string {
 		cls = append(cls, More)
 	case np.Price > k.Price*1.0001+1e-5:
 		cls = append(cls, Costlier)
+		if np.Bound-np.OrderBound > k.Bound-k.OrderBound {
+			cls = append(cls, CostlierOrderOnly)
+		}
 	case k.Price > np.Price*1.0001+1e-5:
 		cls = append(cls, Cheaper)
 	default:

@@ -27,6 +27,8 @@ func TestClassify(t *testing.T) {
 		{"nodeplan binds a pod only in queue order", ordered(side(10, 0, 1), 1), side(10, 0, 1), "", []string{NodeplanOrder, Same}, true},
 		{"more pods bind", side(10, 0, 5), side(9, 0, 1), "", []string{More}, false},
 		{"same pods, dearer beyond 0.01%", side(10, 0, 1.0002), side(10, 0, 1), "", []string{Costlier}, true},
+		{"same pods, dearer, Karpenter's only in queue order", side(10, 0, 1.5), ordered(side(10, 0, 1), 2), "", []string{Costlier, CostlierOrderOnly}, true},
+		{"same pods, dearer, both order-bound alike", ordered(side(10, 0, 1.5), 2), ordered(side(10, 0, 1), 2), "", []string{NodeplanOrder, Costlier}, true},
 		{"same pods, dearer within 0.01%", side(10, 0, 1.00005), side(10, 0, 1), "", []string{Same}, false},
 		{"same pods, cheaper", side(10, 0, 0.9), side(10, 0, 1), "", []string{Cheaper}, false},
 		{"nodeplan refused and fewer", side(8, 2, 1), side(10, 0, 1), "", []string{Refused, Fewer}, true},

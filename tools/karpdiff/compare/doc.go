@@ -15,7 +15,10 @@
 //   - nodeplan-order: some pod of nodeplan's plan binds only in a
 //     favourable order;
 //   - costlier: as many bind, and nodeplan's plan costs more than
-//     Karpenter's by more than 0.01%;
+//     Karpenter's by more than 0.01%; costlier-order-only marks one where
+//     some of Karpenter's pods bind only in a favourable order and nodeplan
+//     binds more of those that bind in any order (the same pods, counted
+//     robustly, are more for nodeplan);
 //   - more, cheaper, same: nodeplan wins or ties.
 //
 // It also counts Karpenter's own refused plans, crashes and errors, and the

@@ -24,7 +24,7 @@ func Report(w io.Writer, o Options, outs []Outcome, wall time.Duration) error {
 		o.Seed, o.Seed+uint64(len(outs))-1, len(outs), o.Runs)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLASS\tSCENARIOS\tSEEDS")
-	for _, c := range []string{Fewer, FewerOrderOnly, Costlier, Refused, NodeplanOrder, NodeplanError, More, Cheaper, Same, KarpenterRefused, KarpenterError, KarpenterCrash, HarnessError} {
+	for _, c := range []string{Fewer, FewerOrderOnly, Costlier, CostlierOrderOnly, Refused, NodeplanOrder, NodeplanError, More, Cheaper, Same, KarpenterRefused, KarpenterError, KarpenterCrash, HarnessError} {
 		seeds := seedsOf(outs, c)
 		list := "-"
 		if c != More && c != Cheaper && c != Same {
