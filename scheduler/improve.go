@@ -53,6 +53,7 @@ func (s *solver) improveWith(b *int) {
 	}
 	s.buildSlack()
 	s.slackBuilt = true
+	s.followersLeft = slices.ContainsFunc(s.pending, func(pp *pending) bool { return !placedOn(pp) && pp.cls.topo.FollowsOnHostname() })
 	s.noRoom = map[noRoomKey]*moveMemo{}
 	// Rounds of drain, absorb and shrink while a round lowers the price
 	// (each move frees or fills room another move may use). Then merges and
@@ -319,7 +320,7 @@ const (
 func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 	src := pp.claim
 	c := pp.cls
-	if src == nil || !c.topo.Movable() {
+	if src == nil || !s.leavable(pp) {
 		return nil
 	}
 	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
@@ -361,6 +362,23 @@ func (s *solver) moveOut(pp *pending, otherTerms bool, budget *int) *claim {
 		return nil
 	}
 	return dst
+}
+
+// leavable reports whether pp may leave its claim for another node:
+// topology.Pod.Movable, or a pod that pods follow on hostname when none of
+// them is on its claim (g0 planned apart from the node its followers share
+// with its peer: r33 seed 63230) and none is left unplaced (a node of its
+// own may be where one goes when the plan is tried again: seed 51381). A
+// pod that follows others on hostname stays.
+func (s *solver) leavable(pp *pending) bool {
+	t := pp.cls.topo
+	if t.Movable() {
+		return true
+	}
+	if t.FollowsOnHostname() || pp.claim == nil || s.followersLeft {
+		return false
+	}
+	return !slices.ContainsFunc(pp.claim.pods, func(q *pending) bool { return q != pp && q.cls.topo.FollowsOnHostname() })
 }
 
 // crossMaxPods bounds the pending pods of a plan whose moves also search

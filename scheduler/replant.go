@@ -22,7 +22,7 @@ func (s *solver) replant(cl *claim, budget *int) {
 	}
 	pp := cl.pods[0]
 	c := pp.cls
-	if !c.topo.Movable() {
+	if !s.leavable(pp) {
 		return
 	}
 	if s.replantFloor(pp, cl) >= cl.price-priceEps {

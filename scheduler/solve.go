@@ -47,6 +47,9 @@ type solver struct {
 
 	anyPreferNoSchedule bool
 	slackBuilt          bool
+	// followersLeft is set, for an improvement phase, when a pod that
+	// follows others on hostname is left unplaced (leavable).
+	followersLeft bool
 	// repelledFollowers is set when a class's pod affinity selects a class
 	// that repels it (classes.go: followTargets).
 	repelledFollowers bool
