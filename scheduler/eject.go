@@ -234,31 +234,6 @@ func (s *solver) moveInto(pp *pending, dst *claim, maxPrice float64, budget *int
 	return true
 }
 
-// moveIntoFree is moveInto with pp's requirements not pinned to its
-// claim's domains: it may join a claim in another domain of a key
-// topology counts it on (the caller checks the spreads that count it).
-func (s *solver) moveIntoFree(pp *pending, dst *claim, budget *int) bool {
-	if dst.dropped {
-		return false
-	}
-	c := pp.cls
-	a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
-	if !ok {
-		return false
-	}
-	srcHost := s.claimHost(pp.claim)
-	s.topo.Unrecord(c.topo, a.active, &srcHost)
-	*budget--
-	ev, ok := s.evalClaim(a, dst)
-	if !ok {
-		s.topo.Record(c.topo, a.active, &srcHost)
-		return false
-	}
-	s.detach(pp)
-	s.commit(pp, a, ev)
-	return true
-}
-
 // journalEntry is a claim's state before a move of the journal first
 // changed it.
 type journalEntry struct {

@@ -86,22 +86,11 @@ func (s *solver) tryShift(a *pending, y *claim, budget *int) bool {
 	x := a.claim
 	before := x.price + y.price
 	outer := s.beginJournal()
-	crossed := false
 	if !s.moveInto(a, y, math.Inf(1), budget) {
-		// Into a claim in another domain, when the pod may change domain
-		// and every spread that counts it, and every rule a placed pod
-		// honoured, still holds on the plan's domains once it has moved
-		// (honoredHold: a claim's capacity type is open until the plan
-		// closes its domains): three 118-cpu pods of a zone spread of
-		// maxSkew 1 on one large claim in zone 1 and two on one in zone 2
-		// cost more than two and three (r34 seed 64889).
-		if !s.mayChangeDomain(a.cls) || len(s.pending) > crossMaxPods || !s.moveIntoFree(a, y, budget) {
-			s.rollback(nil, outer)
-			return false
-		}
-		crossed = true
+		s.rollback(nil, outer)
+		return false
 	}
-	if x.live() && y.live() && x.price+y.price < before*(1-swapGain) && (!crossed || (s.topo.SpreadHolds(a.cls.topo) && s.honoredHold())) && s.planHolds() {
+	if x.live() && y.live() && x.price+y.price < before*(1-swapGain) && s.planHolds() {
 		s.keepJournal(outer)
 		return true
 	}
