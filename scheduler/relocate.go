@@ -86,104 +86,43 @@ func (s *solver) dearestFirst(maxTries int, try func(cl *claim, budget, tries *i
 // to a zone where they cost no more and a claim of cl's NodePool could
 // fold into it, when the folds that follow make the plan launch for less.
 func (s *solver) relocate(cl *claim, budget, tries *int, absorb bool) {
-	if s.relocateWhole(cl, budget, tries, absorb) || !absorb {
-		return
-	}
-	s.relocateShed(cl, budget, tries)
-}
-
-// relocateShed is relocate with absorb for a claim some of whose pods may
-// not change zone, or are counted by a spread on a key the offering
-// decides with other pods: those move first to other claims in the zone, where there is room at
-// no extra price (moveOut), and the rest of the claim is relocated to
-// take others in; if that fails, every pod goes back. Five replicas of a
-// zone spread shared a 16-cpu node with pods that could run in any zone,
-// beside a node of the same zone with room for them and a small node of
-// another zone whose claim could fold into a large one there (r33 seed
-// 62076: $0.6432, Karpenter $0.6144).
-func (s *solver) relocateShed(cl *claim, budget, tries *int) {
-	var pinned []*pending
-	for _, pp := range cl.pods {
-		if !s.mayRelocate(pp.cls, true) || slices.ContainsFunc(offeringKeys, func(key string) bool {
-			return !s.topo.SpreadConfined([]*topology.Pod{pp.cls.topo}, key)
-		}) {
-			pinned = append(pinned, pp)
-		}
-	}
-	if len(pinned) == 0 || len(pinned) == len(cl.pods) || *budget <= 0 || *tries >= relocateTries {
-		return
-	}
-	outer := s.beginJournal()
-	var log []ejected
-	for _, pp := range pinned {
-		from := pp.claim
-		if s.moveOut(pp, false, budget) == nil {
-			s.undoSwap(log, outer)
-			return
-		}
-		log = append(log, ejected{pp, from})
-	}
-	if cl.live() && s.relocateWhole(cl, budget, tries, true) {
-		s.keepJournal(outer)
-		return
-	}
-	s.undoSwap(log, outer)
-}
-
-// relocateWhole is relocate for every pod of cl; it reports whether the
-// claim moved.
-func (s *solver) relocateWhole(cl *claim, budget, tries *int, absorb bool) bool {
 	// The new claim's offering decides its capacity type (and zone ID) as
 	// well as its zone: a spread on any of them that counts pods elsewhere
 	// leaves the claim where it is (r3 seed 4016: a capacity-type spread of
 	// maxSkew 2 broken by a claim moved from on-demand to spot).
-	// With absorb, such a claim may move when every rule a placed pod
-	// honoured holds on the plan's domains once it has (honoredHold,
-	// which closes them as the nodes will launch).
-	confined := true
 	for _, key := range offeringKeys {
 		if !s.spreadConfined(cl, key) {
-			if !absorb {
-				return false
-			}
-			confined = false
+			return
 		}
 	}
 	atts, free, ok := s.relocateAttempts(cl, absorb)
 	if !ok {
-		return false
+		return
 	}
 	below := cl.price - priceEps
 	if absorb {
-		below = math.Inf(1)
+		below = cl.price + priceEps
 	}
 	targets := s.relocateTargets(cl, free, below)
 	if absorb {
-		for i := range targets {
-			targets[i].slack = s.foldSlack(cl, s.reqs.and(free, targets[i].pin), targets[i].pin)
-			targets[i].confined = confined
-		}
-		targets = slices.DeleteFunc(targets, func(z relocateTarget) bool {
-			return z.slack < 0 || z.price > cl.price+z.slack+priceEps
-		})
+		targets = slices.DeleteFunc(targets, func(z relocateTarget) bool { return !s.foldableIn(cl, z.pin) })
 	}
 	if len(targets) == 0 {
-		return false
+		return
 	}
 	before, ok := s.launchTotal()
 	if !ok {
-		return false
+		return
 	}
 	for _, z := range targets {
 		if *budget <= 0 || *tries >= relocateTries {
-			return false
+			return
 		}
 		*tries++
 		if s.relocateTo(cl, atts, z, before, budget, absorb) {
-			return true
+			return
 		}
 	}
-	return false
 }
 
 // Relocating a claim to take others in. A claim's zone is pinned when it
@@ -202,24 +141,18 @@ func (s *solver) relocateWhole(cl *claim, budget, tries *int, absorb bool) bool 
 // reservations are left alone (a claim's price there depends on the order
 // the claims launch in).
 
-// foldSlack returns the price of the dearest live claim of cl's NodePool
-// other than cl that has requirements meeting pin (a zone) and could fold
-// into cl moved there (with requirements id), -1 when there is none: the
-// claim moved may cost up to that much more, the fold then paying for it.
-func (s *solver) foldSlack(cl *claim, id, pin int32) float64 {
-	slack := -1.0
-	if id < 0 {
-		return slack
-	}
+// foldableIn reports whether a live claim of cl's NodePool other than cl
+// has requirements that meet pin (a zone) and could fold into cl there.
+func (s *solver) foldableIn(cl *claim, pin int32) bool {
 	for _, o := range s.claims {
-		if o == cl || !o.live() || o.pool != cl.pool || !allMovable(o) || o.price <= slack || s.reqs.and(o.reqID, pin) < 0 {
+		if o == cl || !o.live() || o.pool != cl.pool || !allMovable(o) || s.reqs.and(o.reqID, pin) < 0 {
 			continue
 		}
-		if _, clash := portsConflict(cl.ports, o.ports); !clash && s.foldReqs(id, cl.used, o) >= 0 {
-			slack = o.price
+		if s.mayFold(cl, o) {
+			return true
 		}
 	}
-	return slack
+	return false
 }
 
 // foldInto folds into dst, one at a time, the claims of its NodePool
@@ -299,7 +232,11 @@ func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, b
 		if !ok {
 			return nil, -1, false
 		}
-		if !s.mayRelocate(c, followed) {
+		may := s.mayChangeDomain(c)
+		if followed && !may {
+			may = c.topo.MayChangeDomainFollowed() && !s.keepsDomains(c)
+		}
+		if !may {
 			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
 				return nil, -1, false
 			}
@@ -312,27 +249,11 @@ func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, b
 	return atts, id, true
 }
 
-// mayRelocate reports whether a pod of class c may move to another zone
-// with its claim (its rules checked there); with followed, a pod that
-// others follow on a zone too (the caller checks they keep a match).
-func (s *solver) mayRelocate(c *class, followed bool) bool {
-	may := s.mayChangeDomain(c)
-	if followed && !may {
-		may = c.topo.MayChangeDomainFollowed() && !s.keepsDomains(c)
-	}
-	return may
-}
-
 // relocateTarget is a zone a claim may move to and the requirements of
 // the claim there.
 type relocateTarget struct {
 	pin   int32
 	price float64
-	// slack is what the claim may cost more there (absorb: foldSlack),
-	// and confined whether the spreads that count its pods count no
-	// other pods (else every honoured rule is checked once it moved).
-	slack    float64
-	confined bool
 }
 
 // relocateTargets lists, for a claim pinned to one zone whose pods could
@@ -411,14 +332,12 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before 
 	switch {
 	case ok && absorb:
 		// The claim costs no more there; the folds that follow pay.
-		// A pod that others follow on a zone keeps them a match where it
-		// was (FollowedKept), or its followers moved too: every placed
-		// pod's honoured rules then hold where it is (honoredHold).
-		ok = dst.price <= price+z.slack+priceEps && s.relocatedHold(pods) &&
-			((z.confined && !slices.ContainsFunc(pods, func(pp *pending) bool { return !s.topo.FollowedKept(pp.cls.topo, &left) })) || s.honoredHold())
+		ok = dst.price <= price+priceEps && s.relocatedHold(pods) && !slices.ContainsFunc(pods, func(pp *pending) bool {
+			return !s.topo.FollowedKept(pp.cls.topo, &left)
+		})
 		if ok {
 			at, launches := s.launchTotal()
-			ok = launches && at <= before+z.slack+priceEps && s.foldInto(dst, before, budget)
+			ok = launches && at <= before+priceEps && s.foldInto(dst, before, budget)
 		}
 	case ok:
 		ok = dst.price < price-priceEps && s.relocatedHold(pods)
