@@ -94,9 +94,9 @@ func (s *solver) relocate(cl *claim, budget, tries *int, absorb bool) {
 
 // relocateShed is relocate with absorb for a claim some of whose pods may
 // not change zone, or are counted by a spread on a key the offering
-// decides with other pods: those move first to other claims in the zone, where there is room at
-// no extra price (moveOut), and the rest of the claim is relocated to
-// take others in; if that fails, every pod goes back. Five replicas of a
+// decides with other pods: those move first to other claims in the zone
+// where there is room at no extra price (moveOut), and the rest of the
+// claim is relocated to take others in; if that fails, every pod goes back. Five replicas of a
 // zone spread shared a 16-cpu node with pods that could run in any zone,
 // beside a node of the same zone with room for them and a small node of
 // another zone whose claim could fold into a large one there (r33 seed
@@ -211,13 +211,6 @@ func (s *solver) foldSlack(cl *claim, id, pin int32) float64 {
 	if id < 0 {
 		return slack
 	}
-	// Under NodePool limits the dearer claim may hold capacity the way
-	// back needs (moveBack finds no type for cl then, and the pods stay
-	// where they went: r35 seed 66491): there it may cost no more.
-	floor := -1.0
-	if cl.pool.limited {
-		floor = 0
-	}
 	for _, o := range s.claims {
 		if o == cl || !o.live() || o.pool != cl.pool || !allMovable(o) || o.price <= slack || s.reqs.and(o.reqID, pin) < 0 {
 			continue
@@ -226,8 +219,10 @@ func (s *solver) foldSlack(cl *claim, id, pin int32) float64 {
 			slack = o.price
 		}
 	}
-	if floor >= 0 && slack > floor {
-		slack = floor
+	if cl.pool.limited && slack > 0 {
+		// Under NodePool limits a dearer claim spends capacity the
+		// others may need: there the moved claim may cost no more.
+		slack = 0
 	}
 	return slack
 }
@@ -378,10 +373,10 @@ func (s *solver) relocateTargets(cl *claim, free int32, below float64) []relocat
 // relocateTo moves the pods of cl, under atts, to a new claim pinned to
 // the target's zone, and keeps the move when the new claim costs less than
 // cl did, the plan's topology holds and the plan launches for less than
-// before; with absorb, when the new claim costs no more than cl did, the
-// pods it leaves keep their matches (FollowedKept) and folding claims into
-// it makes the plan launch for less (foldInto); else it puts everything
-// back.
+// before; with absorb, when the new claim costs at most the target's
+// slack more than cl did, the pods it leaves keep their matches
+// (FollowedKept, else honoredHold) and folding claims into it makes the
+// plan launch for less (foldInto); else it puts everything back.
 func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before float64, budget *int, absorb bool) bool {
 	pods := slices.Clone(cl.pods)
 	if len(pods) == 0 || len(pods) != len(atts) {
@@ -423,8 +418,8 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before 
 	}
 	switch {
 	case ok && absorb:
-		// The claim costs no more there; the folds that follow pay.
-		// A pod that others follow on a zone keeps them a match where it
+		// The claim costs at most the slack more there; the folds that
+		// follow pay. A pod that others follow on a zone keeps them a match where it
 		// was (FollowedKept), or its followers moved too: every placed
 		// pod's honoured rules then hold where it is (honoredHold).
 		ok = dst.price <= price+z.slack+priceEps && s.relocatedHold(pods) &&
@@ -467,8 +462,8 @@ func (s *solver) relocateTo(cl *claim, atts []attempt, z relocateTarget, before 
 		pp.att = placed[i]
 	}
 	s.rollback(nil, outer)
-	// cl came back while the new claim still held pods: undrop took a node
-	// over the limit, and the new claim's drop then gave it back.
+	// The NodePool's node count as before the move (cl's drop and undrop,
+	// the new claim's opening and drop moved it).
 	cl.pool.nodesLeft, cl.pool.nodesOver = nodesLeft, nodesOver
 	return false
 }
