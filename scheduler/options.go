@@ -266,6 +266,9 @@ type config struct {
 	// domainsAvoided is set on the plan whose NodePools were narrowed to
 	// the domains an unplaced class's spread can enter (avoiddomains.go).
 	domainsAvoided bool
+	// ownerDomain is set on the plan whose pods counted by an unplaced
+	// owner's spread were kept out of one domain (ownerdomain.go).
+	ownerDomain bool
 	// spreadTargets maps the first pod of each class that gets an added
 	// ScheduleAnyway spread over a key to that key (targetspread.go); set
 	// only for the plans Solve makes when followers were left unplaced.

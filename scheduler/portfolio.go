@@ -90,7 +90,9 @@ import (
 // preferences dropped (dropprefs.go); when pods are left unplaced whose
 // DoNotSchedule spread under nodeAffinityPolicy Ignore counts domains they
 // cannot enter, the plan with new NodeClaims held to the values they can
-// take (avoiddomains.go).
+// take (avoiddomains.go); when pods are left unplaced whose DoNotSchedule
+// spread counts placed pods of other classes, the plan with those pods kept
+// out of the domain that holds the fewest of them (ownerdomain.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
@@ -236,6 +238,7 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orTargetsToFollowerDomains,
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
+		(*solver).orOwnerDomainCleared,
 		(*solver).orTargetsToFollowerNodes,
 		(*solver).orOwnersHeldForLess,
 	} {
