@@ -261,6 +261,9 @@ func (s *solver) chooseLaunch(cl *claim, info *reqInfo, left binpack.Reservation
 	l := launch{opts: s.claimOptions(cl, info, left), left: left}
 	l.set = s.optionSet(l.opts)
 	if msg, ok := s.minValuesShort(p, info.reqs, l.set); !ok {
+		if held, ok := s.launchHeld(cl, info, l); ok {
+			return held, nil
+		}
 		if s.cfg.minValues == MinValuesStrict {
 			return launch{}, &launchDrop{ReasonMinValues, fmt.Sprintf("NodePool %s: %s after capping instance-type options at %d", p.tmpl.Name, msg, s.cfg.maxOptions)}
 		}
@@ -290,6 +293,9 @@ func (s *solver) chooseLaunch(cl *claim, info *reqInfo, left binpack.Reservation
 	// reservations, or else launches off the reservation, with every option.
 	if on, ok := s.launchOnReservations(cl, info, l); ok {
 		return on, nil
+	}
+	if held, ok := s.launchHeld(cl, info, l); ok {
+		return held, nil
 	}
 	return s.launchOffReservation(cl, info, l)
 }

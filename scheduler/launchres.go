@@ -101,3 +101,81 @@ func optionsIn(offers []reservedOffer, ids []string) []option {
 	}
 	return opts
 }
+
+// Karpenter counts a NodePool's minValues over the instance types whose
+// offerings the catalog has, the reservations other NodeClaims of the
+// plan hold included (its NodeClaim reserves every compatible reservation
+// and launches where one is still free). A claim whose free offerings
+// fall short of a minValues then launches all the same, on its cheapest
+// free reservation, where it would otherwise be dropped with its pods or
+// launched off its reservations at the on-demand price (r34 seed 64097:
+// a 14Gi pod on the r4 reservation, the r2 one held by another claim).
+// launchHeld returns such a launch: its options the types with a
+// reservation, free or held, that meet the minValues together, the ones
+// that can launch now first (cheapest first) and then the others; its
+// requirements name every one of their reservations. ok is false when the
+// cheapest free offering is not a reservation, or the types fall short
+// even so, and always outside the plan made with held reservations counted
+// (config.launchHeld, heldlaunch.go).
+func (s *solver) launchHeld(cl *claim, info *reqInfo, l launch) (launch, bool) {
+	if !s.cfg.launchHeld || !s.hasReservations || len(l.opts) == 0 {
+		return l, false
+	}
+	best := l.opts[0]
+	if best.off < 0 {
+		_, best.off, _ = s.idx.Cheapest(best.t, info.offer, l.left)
+	}
+	if best.off < 0 {
+		return l, false
+	}
+	if _, _, _, resID := s.idx.Offering(best.t, best.off); resID == "" {
+		return l, false
+	}
+	full := func(id string) int { return s.resCap[id] }
+	var now, held []option
+	var offers []reservedOffer
+	for _, o := range s.claimOptions(cl, info, full) {
+		offs := s.idx.ReservedOfferings(o.t, info.offer, full)
+		if len(offs) == 0 {
+			continue
+		}
+		for _, i := range offs {
+			_, _, price, id := s.idx.Offering(o.t, i)
+			offers = append(offers, reservedOffer{t: o.t, off: i, price: price, resID: id})
+		}
+		if free := s.idx.ReservedOfferings(o.t, info.offer, l.left); len(free) > 0 {
+			_, _, price, _ := s.idx.Offering(o.t, free[0])
+			now = append(now, option{t: o.t, price: price, off: free[0]})
+			continue
+		}
+		held = append(held, o)
+	}
+	s.sortOptions(now)
+	s.sortOptions(held)
+	opts := append(now, held...)
+	set := s.optionSet(opts)
+	var ids []string
+	for _, o := range offers {
+		if !slices.Contains(ids, o.resID) {
+			ids = append(ids, o.resID)
+		}
+	}
+	slices.Sort(ids)
+	reqs := info.reqs.Add(requirements.In(requirements.LabelCapacityType, requirements.CapacityTypeReserved),
+		requirements.In(instancetypes.LabelReservationID, ids...))
+	if len(now) == 0 {
+		return l, false
+	}
+	if _, ok := s.minValuesShort(cl.pool, reqs, set); !ok {
+		return l, false
+	}
+	l.opts, l.set, l.best = opts, set, now[0]
+	l.zone, l.ct, l.price, l.resID = s.idx.Offering(l.best.t, l.best.off)
+	l.resIDs = ids
+	l.resZones = make([]bool, len(s.idx.Zones()))
+	for _, o := range offers {
+		zone, _, _, _ := s.idx.Offering(o.t, o.off)
+		l.resZones[s.idx.ZoneIndex(zone)] = true
+	}
+	return l, true
+}

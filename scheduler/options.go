@@ -269,6 +269,9 @@ type config struct {
 	// ownerDomain is set on the plan whose pods counted by an unplaced
 	// owner's spread were kept out of one domain (ownerdomain.go).
 	ownerDomain bool
+	// launchHeld is set on the plan whose NodeClaims count minValues over
+	// the reservations other NodeClaims hold too (heldlaunch.go).
+	launchHeld bool
 	// spreadTargets maps the first pod of each class that gets an added
 	// ScheduleAnyway spread over a key to that key (targetspread.go); set
 	// only for the plans Solve makes when followers were left unplaced.

@@ -107,7 +107,10 @@ import (
 // targets spread for their followers (targetspread.go) instead, when it
 // places more pods; last, when a NodePool's limit left pods out, the
 // finished plan with the limited NodePools kept for them (reserve.go), when
-// it places more pods or the same pods for less.
+// it places more pods or the same pods for less; after that, the solve
+// made again with new claims going to the cheapest of tied NodePools
+// (orCheapTies), and the one counting held reservations for minValues
+// (heldlaunch.go), each where it applies.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if cfg.tieSeen == nil {
 		cfg.tieSeen = new(atomic.Bool)
@@ -138,7 +141,10 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 			best = r
 		}
 	}
-	return best.orCheapTies(pods, nodePools, catalog, cfg)
+	if best, err = best.orCheapTies(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orHeldLaunched(pods, nodePools, catalog, cfg)
 }
 
 // sawTie reports whether a plan of the solve raised tieSeen (newOf); a
