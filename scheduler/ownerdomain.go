@@ -173,14 +173,15 @@ func keptOut(pods []*corev1.Pod, counted map[string]bool, key, d string) []*core
 		}
 		na := p.Spec.Affinity.NodeAffinity
 		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
-			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}
-		}
-		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-		for j := range terms {
-			if len(terms[j].MatchExpressions) == 0 && len(terms[j].MatchFields) == 0 && len(terms) > 1 {
-				continue // an empty term matches no node; it stays so
+			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{notIn}}}}
+		} else {
+			terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+			for j := range terms {
+				if len(terms[j].MatchExpressions) == 0 && len(terms[j].MatchFields) == 0 {
+					continue // an empty term matches no node; it stays so
+				}
+				terms[j].MatchExpressions = append(terms[j].MatchExpressions, notIn)
 			}
-			terms[j].MatchExpressions = append(terms[j].MatchExpressions, notIn)
 		}
 		out[i] = p
 	}
