@@ -41,9 +41,12 @@ import (
 // ownerDomainTries bounds the domains tried per plan.
 const ownerDomainTries = 2
 
-// orOwnerDomainCleared returns, in place of best, the plan with the pods
-// an unplaced owner's spread counts kept out of one domain, when it
-// places more pods; else best.
+// orOwnerDomainCleared returns, in place of best, the whole solve made
+// again with the pods an unplaced owner's spread counts kept out of one
+// domain, when it places more pods; else best. It is made last, on the
+// solve's finished plan: made as one more fallback among the others, it
+// replaced a plan that later fallbacks would have completed (r34 seed
+// 64835: 63 pods where the solve ends with 82).
 func (best *solver) orOwnerDomainCleared(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if len(best.pending) > fallbackMaxPods || cfg.ownerDomain {
 		return best, nil
@@ -53,10 +56,9 @@ func (best *solver) orOwnerDomainCleared(pods []*corev1.Pod, nodePools []nodepoo
 		if i == ownerDomainTries {
 			break
 		}
-		c := cfg.replanOf(best)
+		c := cfg
 		c.ownerDomain = true
-		c.shared = newExistingShare(c.memo) // the pods differ from the shared ones
-		v, err := finishedOf(keptOut(pods, counted, key, d), nodePools, catalog, c)
+		v, err := bestOf(keptOut(pods, counted, key, d), nodePools, catalog, c)
 		if err != nil {
 			// The narrowed pods are not the caller's input: a pod they make
 			// invalid (past the requirement cap) only means no such plan.
@@ -72,9 +74,10 @@ func (best *solver) orOwnerDomainCleared(pods []*corev1.Pod, nodePools []nodepoo
 // ownerDomainCandidates finds the first owner class (in class order) with
 // pods left unplaced whose required spread counts placed pods of other
 // classes that do not carry the same spread, and returns the spread's key,
-// the names of those classes' pods, and the domains of the key their
-// placed pods are in, fewest of them first (ties by value). Nothing when
-// no class is so.
+// the names of those classes' pods (those with no spread of their own),
+// and the domains of the key their placed pods are in, fewest of them
+// first (ties by value), but those where a counted pod with spreads of its
+// own is placed. Nothing when no class is so.
 func (s *solver) ownerDomainCandidates() (string, map[string]bool, []string) {
 	checks := 0
 	var at map[string]map[string]string // pod name → its node's labels
@@ -90,7 +93,13 @@ func (s *solver) ownerDomainCandidates() (string, map[string]bool, []string) {
 			if err != nil {
 				continue
 			}
-			counted := map[string]bool{}
+			// A pod with spreads of its own keeps its node affinity as it
+			// is: under nodeAffinityPolicy Honor that affinity decides the
+			// domains its spreads count, and a NotIn would drop one from
+			// them (r34 seed 64835: 19 pods planned where their own
+			// spreads' minimum, taken over every domain, refused them). A
+			// domain holding such a pod is not cleared.
+			counted, fixed := map[string]bool{}, map[string]bool{}
 			for _, x := range s.classes {
 				if checks++; checks > maxFollowChecks {
 					return "", nil, nil
@@ -100,7 +109,11 @@ func (s *solver) ownerDomainCandidates() (string, map[string]bool, []string) {
 					continue
 				}
 				for _, pp := range x.pods {
-					counted[pp.name] = true
+					if len(x.sample.Spec.TopologySpreadConstraints) > 0 {
+						fixed[pp.name] = true
+					} else {
+						counted[pp.name] = true
+					}
 				}
 			}
 			if len(counted) == 0 {
@@ -109,12 +122,18 @@ func (s *solver) ownerDomainCandidates() (string, map[string]bool, []string) {
 			if at == nil {
 				at = s.placedLabels()
 			}
-			per := map[string]int{}
+			per, held := map[string]int{}, map[string]bool{}
 			for name := range counted {
 				if v, ok := at[name][tsc.TopologyKey]; ok {
 					per[v]++
 				}
 			}
+			for name := range fixed {
+				if v, ok := at[name][tsc.TopologyKey]; ok {
+					held[v] = true
+				}
+			}
+			maps.DeleteFunc(per, func(v string, _ int) bool { return held[v] })
 			if len(per) == 0 {
 				continue
 			}

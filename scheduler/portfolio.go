@@ -90,9 +90,7 @@ import (
 // preferences dropped (dropprefs.go); when pods are left unplaced whose
 // DoNotSchedule spread under nodeAffinityPolicy Ignore counts domains they
 // cannot enter, the plan with new NodeClaims held to the values they can
-// take (avoiddomains.go); when pods are left unplaced whose DoNotSchedule
-// spread counts placed pods of other classes, the plan with those pods kept
-// out of the domain that holds the fewest of them (ownerdomain.go).
+// take (avoiddomains.go).
 //
 // Then, when the plan kept, closed, leaves pods unplaced that a required
 // spread of other placed pods counts, a plan that queues the spread's
@@ -109,8 +107,9 @@ import (
 // finished plan with the limited NodePools kept for them (reserve.go), when
 // it places more pods or the same pods for less; after that, the solve
 // made again with new claims going to the cheapest of tied NodePools
-// (orCheapTies), and the one counting held reservations for minValues
-// (heldlaunch.go), each where it applies.
+// (orCheapTies), the one counting held reservations for minValues
+// (heldlaunch.go), and the one with the pods an unplaced owner's spread
+// counts kept out of one domain (ownerdomain.go), each where it applies.
 func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, cfg config) (*solver, error) {
 	if cfg.tieSeen == nil {
 		cfg.tieSeen = new(atomic.Bool)
@@ -144,7 +143,10 @@ func bestOf(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancet
 	if best, err = best.orCheapTies(pods, nodePools, catalog, cfg); err != nil {
 		return nil, err
 	}
-	return best.orHeldLaunched(pods, nodePools, catalog, cfg)
+	if best, err = best.orHeldLaunched(pods, nodePools, catalog, cfg); err != nil {
+		return nil, err
+	}
+	return best.orOwnerDomainCleared(pods, nodePools, catalog, cfg)
 }
 
 // sawTie reports whether a plan of the solve raised tieSeen (newOf); a
@@ -244,7 +246,6 @@ func bestOfOneWith(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 		(*solver).orTargetsToFollowerDomains,
 		(*solver).orPreferencesDroppedForFollowers,
 		(*solver).orDomainsAvoided,
-		(*solver).orOwnerDomainCleared,
 		(*solver).orTargetsToFollowerNodes,
 		(*solver).orOwnersHeldForLess,
 	} {
