@@ -324,6 +324,17 @@ func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, b
 			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
 				return nil, -1, false
 			}
+		} else if keys := slices.DeleteFunc(slices.Clone(c.topo.Keys()), func(k string) bool {
+			return k == requirements.LabelTopologyZone || k == requirements.LabelHostname || s.spreadConfined(cl, k)
+		}); len(keys) > 0 {
+			// A relocation changes the zone; on every other key topology
+			// counts the pod on with pods elsewhere, the claim keeps its
+			// domains (r37 seed 71547: a claim pinned to family x86 moved
+			// to another zone as an arm.32, and its two pods of a family
+			// spread, maxSkew 3, left it at 8 against 1).
+			if a.reqID = s.reqs.and(a.reqID, s.domainPins(keys, cl.reqID)); a.reqID < 0 {
+				return nil, -1, false
+			}
 		}
 		if id = s.reqs.compat(id, a.reqID); id < 0 {
 			return nil, -1, false
