@@ -145,17 +145,14 @@ func (s *solver) relocateWhole(cl *claim, budget, tries *int, absorb bool) bool 
 	// The new claim's offering decides its capacity type (and zone ID) as
 	// well as its zone: a spread on any of them that counts pods elsewhere
 	// leaves the claim where it is (r3 seed 4016: a capacity-type spread of
-	// maxSkew 2 broken by a claim moved from on-demand to spot).
-	// With absorb, such a claim may move when every rule a placed pod
-	// honoured holds on the plan's domains once it has (honoredHold,
-	// which closes them as the nodes will launch).
-	// Only the zone, which the target pins, may be left to honoredHold:
-	// the capacity type (and zone ID) the new claim and the claims folded
-	// into it launch with is decided by the offering after the check (r34
-	// seed 64746: two replicas of a capacity-type spread of maxSkew 2,
-	// each on an on-demand claim of its own, relocated to take in spot
-	// claims, left it at 6 against 11; honoredHold passed, and verify.Solve
-	// then left 11 pods out).
+	// maxSkew 2 broken by a claim moved from on-demand to spot). With
+	// absorb, a zone spread alone may count pods elsewhere: the target pins
+	// the zone, and every rule a placed pod honoured must then hold on the
+	// plan's domains (honoredHold). The capacity type and zone ID are
+	// decided by the offering after that check (r34 seed 64746: two
+	// replicas of a capacity-type spread of maxSkew 2 relocated from
+	// on-demand claims onto spot ones left it at 6 against 11;
+	// honoredHold passed, and verify.Solve then left 11 pods out).
 	confined := true
 	for _, key := range offeringKeys {
 		if !s.spreadConfined(cl, key) {
@@ -314,6 +311,21 @@ func (s *solver) launchTotal() (float64, bool) {
 func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, bool) {
 	atts := make([]attempt, len(cl.pods))
 	id := cl.pool.reqID
+	var confined map[string]bool // spreadConfined(cl, key), once per key
+	pinned := func(k string) bool {
+		if k == requirements.LabelTopologyZone || k == requirements.LabelHostname {
+			return false
+		}
+		v, ok := confined[k]
+		if !ok {
+			if confined == nil {
+				confined = map[string]bool{}
+			}
+			v = s.spreadConfined(cl, k)
+			confined[k] = v
+		}
+		return !v
+	}
 	for i, pp := range cl.pods {
 		c := pp.cls
 		a, ok := s.newAttempt(c, pp.att.alt, pp.att.level, false)
@@ -324,9 +336,8 @@ func (s *solver) relocateAttempts(cl *claim, followed bool) ([]attempt, int32, b
 			if a.reqID, ok = s.pinToDomains(a.reqID, c, cl.reqID); !ok {
 				return nil, -1, false
 			}
-		} else if keys := slices.DeleteFunc(slices.Clone(c.topo.Keys()), func(k string) bool {
-			return k == requirements.LabelTopologyZone || k == requirements.LabelHostname || s.spreadConfined(cl, k)
-		}); len(keys) > 0 {
+		} else if slices.ContainsFunc(c.topo.Keys(), pinned) {
+			keys := slices.DeleteFunc(slices.Clone(c.topo.Keys()), func(k string) bool { return !pinned(k) })
 			// A relocation changes the zone; on every other key topology
 			// counts the pod on with pods elsewhere, the claim keeps its
 			// domains (r37 seed 71547: a claim pinned to family x86 moved
