@@ -865,7 +865,7 @@ func (s *solver) widen(cl *claim) {
 			keep = s.domainPins(keys, cl.reqID)
 			s.keepMemo[cl.reqID] = keep
 		}
-		if id = s.reqs.and(id, keep); id < 0 {
+		if id = s.reqs.and(id, s.declaredPins(id, keep)); id < 0 {
 			return
 		}
 	}
@@ -873,6 +873,26 @@ func (s *solver) widen(cl *claim) {
 		return
 	}
 	s.rebucket(cl, id)
+}
+
+// declaredPins is keep without the pins on custom keys that the claim's
+// NodePool and pods (id) do not have: widen keeps a claim's domains, but a
+// custom label is the NodePool's to declare (or a pod's NotIn to open), and
+// a pin kept after the pod that opened the key left would let a pod that
+// requires the label join a NodePool that cannot take it (UndefinedLabel).
+func (s *solver) declaredPins(id, keep int32) int32 {
+	pins := s.reqs.info(keep).reqs
+	have := s.reqs.info(id).reqs
+	var drop []string
+	for r := range pins.All() {
+		if k := r.Key(); !s.schema.IsWellKnown(k) && !have.Has(k) {
+			drop = append(drop, k)
+		}
+	}
+	if len(drop) == 0 {
+		return keep
+	}
+	return s.reqs.intern(pins.Without(drop...), nil)
 }
 
 // keptOnWiden returns the keys widen keeps (computed once: groups are all
