@@ -715,9 +715,17 @@ func (s *solver) moveBackUnder(pp *pending, dst *claim, under placedAttempt) {
 		}
 	}
 	back, id := s.backUnder(back, dst)
-	t, pos, price, ok := s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
+	var (
+		t, pos int
+		price  float64
+		ok     = id >= 0
+	)
+	if ok {
+		t, pos, price, ok = s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
+	}
 	if !ok {
-		// Cannot happen: dst held the pod before. Keep the pod where it is.
+		// dst held the pod before, but it may have widened or narrowed
+		// since (backUnder): keep the pod where it is.
 		if fromNode != nil {
 			s.putExisting(pp, a, fromNode)
 			return
@@ -738,8 +746,8 @@ func (s *solver) moveBackUnder(pp *pending, dst *claim, under placedAttempt) {
 // held it under the first, and dst may have widened since the pod left:
 // the term dst's requirements already imply comes first, then the pod's
 // current term, then the others; each only where some type of the pool
-// holds dst's pods and this one under both. Else a, with dst's own
-// requirements.
+// holds dst's pods and this one under both. Else a, with dst's
+// requirements and a's, or -1.
 func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
 	need := dst.used.Add(a.c.requests)
 	holds := func(id int32) bool {
@@ -772,7 +780,12 @@ func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
 	if fallbackID >= 0 {
 		return fallback, fallbackID
 	}
-	return a, dst.reqID
+	// No term holds: dst with the pod's own term, which the fit then
+	// refuses (-1 when the pod no longer fits dst's requirements at all).
+	// dst's requirements alone would put the pod on a claim that does not
+	// imply what it requires (a custom label it selects, seed 7857 of the
+	// property sweep).
+	return a, s.reqs.compat(dst.reqID, a.reqID)
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).
