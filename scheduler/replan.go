@@ -134,6 +134,7 @@ func (s *solver) orLimitsFirst(pods []*corev1.Pod, nodePools []nodepool.NodePool
 		}
 		v.plan()
 		v.closePlan()
+		v.redeclare() // not finished: its moves may have left a pod on an undeclared label
 		if v.finalPlaced() > best.finalPlaced() {
 			best = v
 		}
