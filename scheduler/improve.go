@@ -715,14 +715,7 @@ func (s *solver) moveBackUnder(pp *pending, dst *claim, under placedAttempt) {
 		}
 	}
 	back, id := s.backUnder(back, dst)
-	var (
-		t, pos int
-		price  float64
-		ok     = id >= 0
-	)
-	if ok {
-		t, pos, price, ok = s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
-	}
+	t, pos, price, ok := s.fitBack(ports, dst, id, need)
 	if !ok {
 		// dst held the pod before, but it may have widened or narrowed
 		// since (backUnder): keep the pod where it is.
@@ -783,9 +776,18 @@ func (s *solver) backUnder(a attempt, dst *claim) (attempt, int32) {
 	// No term holds: dst with the pod's own term, which the fit then
 	// refuses (-1 when the pod no longer fits dst's requirements at all).
 	// dst's requirements alone would put the pod on a claim that does not
-	// imply what it requires (a custom label it selects, seed 7857 of the
-	// property sweep).
+	// imply what it requires (a custom label it selects: scenario
+	// move-back-keeps-pod-requirements).
 	return a, s.reqs.compat(dst.reqID, a.reqID)
+}
+
+// fitBack is cheapestFit of a pod going back to claim dst under the
+// requirements id that backUnder gave (-1: none fits).
+func (s *solver) fitBack(ports []hostPort, dst *claim, id int32, need binpack.Vec) (t, pos int, price float64, ok bool) {
+	if id < 0 {
+		return 0, 0, 0, false
+	}
+	return s.cheapestFit(ports, dst.pool, id, need, &dst.charged, 0, math.Inf(1), dst)
 }
 
 // reattach puts pp back on cl without checks (used only to undo a detach).

@@ -626,19 +626,12 @@ func (s *solver) returnTo(pp *pending, a attempt, cl *claim) {
 	need := cl.used.Add(pp.cls.requests)
 	ports := append(slices.Clone(cl.ports), pp.cls.ports...)
 	a, id := s.backUnder(a, cl)
-	var (
-		t, pos int
-		price  float64
-		ok     = id >= 0
-	)
-	if ok {
-		t, pos, price, ok = s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl)
-	}
+	t, pos, price, ok := s.fitBack(ports, cl, id, need)
 	if !ok {
 		// No term of the pod fits cl as it is now: the pod is on no claim,
 		// so it goes back under cl's own requirements, which held it.
 		id = cl.reqID
-		if t, pos, price, ok = s.cheapestFit(ports, cl.pool, id, need, &cl.charged, 0, math.Inf(1), cl); !ok {
+		if t, pos, price, ok = s.fitBack(ports, cl, id, need); !ok {
 			return // cannot happen: cl held the pod
 		}
 	}
