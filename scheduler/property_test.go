@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -28,16 +29,34 @@ import (
 // (propertySeed, i), so a failing case reruns alone with -run.
 const propertySeed = 20261130
 
+// Wider sweeps than CI's: go test ./scheduler -run 'TestSolveProperties'
+// -property.from 500 -property.cases 8500 checks cases 500-8999 (each is
+// named by its index, so a failing one reruns alone with -run and the same
+// -property.from).
+var (
+	propertyFrom  = flag.Int("property.from", 0, "first case of the property tests")
+	propertyCount = flag.Int("property.cases", 0, "cases of the property tests (0: the test's own count)")
+)
+
+// propertyCases returns the case indexes to check, [from, to): the flags',
+// else n (short under -short) from 0.
+func propertyCases(n, short int) (from, to int) {
+	if testing.Short() {
+		n = short
+	}
+	if *propertyCount > 0 {
+		n = *propertyCount
+	}
+	return *propertyFrom, *propertyFrom + n
+}
+
 // TestSolveProperties solves random small inputs and checks the plan:
 // Solve succeeds, every pending pod appears exactly once, and Verify finds
 // no violation.
 func TestSolveProperties(t *testing.T) {
 	cats := propertyCatalogs(t)
-	cases := 500
-	if testing.Short() {
-		cases = 100
-	}
-	for i := range cases {
+	from, to := propertyCases(500, 100)
+	for i := from; i < to; i++ {
 		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
 			t.Parallel()
 			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)
@@ -58,11 +77,8 @@ func TestSolveProperties(t *testing.T) {
 // binds those pods first as kube-scheduler does, finds no violation.
 func TestSolvePropertiesExistingFirst(t *testing.T) {
 	cats := propertyCatalogs(t)
-	cases := 300
-	if testing.Short() {
-		cases = 60
-	}
-	for i := range cases {
+	from, to := propertyCases(300, 60)
+	for i := from; i < to; i++ {
 		t.Run(fmt.Sprintf("case-%03d", i), func(t *testing.T) {
 			t.Parallel()
 			in := genInput(rand.New(rand.NewPCG(propertySeed, uint64(i))), cats)

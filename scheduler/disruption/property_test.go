@@ -3,6 +3,7 @@ package disruption_test
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -303,6 +304,14 @@ func checkAccounting(t *testing.T, label string, start, end disruption.Cluster) 
 	}
 }
 
+// Wider sweeps than CI's: go test ./scheduler/disruption -run
+// TestPlanProperties -plan.from 1000 -plan.seeds 11000 checks seeds
+// 1000-11999 of each search.
+var (
+	planFrom  = flag.Uint64("plan.from", 0, "first seed of TestPlanProperties")
+	planSeeds = flag.Uint64("plan.seeds", 1000, "seeds of TestPlanProperties")
+)
+
 // TestPlanProperties runs Plan on 1,000 random clusters per search: every
 // command verifies, no pod is lost, the output is byte-identical when the
 // input is shuffled, and the shortcuts (the view, the cache, the checks
@@ -318,7 +327,7 @@ func TestPlanProperties(t *testing.T) {
 					t.Errorf("no plan ruled a consolidation out before simulating it: the checks went untested")
 				}
 			}()
-			for seed := range uint64(1000) {
+			for seed := *planFrom; seed < *planFrom+*planSeeds; seed++ {
 				r := rand.New(rand.NewPCG(seed, 11))
 				c := randomCluster(r, catalog)
 				res, err := disruption.Plan(c.cluster, c.pools, catalog, testNow(), disruption.WithSearch(search))
