@@ -104,10 +104,14 @@ func (s *solver) relocate(cl *claim, budget, tries *int, absorb bool) {
 func (s *solver) relocateShed(cl *claim, budget, tries *int) {
 	var pinned []*pending
 	for _, pp := range cl.pods {
-		open := slices.DeleteFunc(slices.Clone(offeringKeys), func(key string) bool {
-			return s.topo.SpreadConfined([]*topology.Pod{pp.cls.topo}, key)
-		})
-		if slices.ContainsFunc(open, func(key string) bool { return key != requirements.LabelTopologyZone }) {
+		pods := []*topology.Pod{pp.cls.topo}
+		open, openOffZone := false, false // a spread on an offering key counts pods elsewhere
+		for _, key := range offeringKeys {
+			if !s.topo.SpreadConfined(pods, key) {
+				open, openOffZone = true, openOffZone || key != requirements.LabelTopologyZone
+			}
+		}
+		if openOffZone {
 			// moveOut may put it on a claim that launches another capacity
 			// type (or zone ID), and no check below sees that domain before
 			// the offering decides it (r34 seed 64746: a replica of a
@@ -115,7 +119,7 @@ func (s *solver) relocateShed(cl *claim, budget, tries *int) {
 			// onto a spot one left the spread at 7 against 10).
 			return
 		}
-		if !s.mayRelocate(pp.cls, true) || len(open) > 0 {
+		if !s.mayRelocate(pp.cls, true) || open {
 			pinned = append(pinned, pp)
 		}
 	}
