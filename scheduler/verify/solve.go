@@ -57,7 +57,12 @@ const solveCheckMaxPods = 20000
 // unplaced with the violation as their reason (code as Plan names it):
 // first one pod per violation message (the last in kube-scheduler's queue
 // order: a domain one pod too full names every pod in it), then every pod
-// named, until the plan passes, at most solveRepairs times. When none of
+// named, until the plan passes, at most solveRepairs times; the pods so
+// left out are then put back where the plan still passes, and when some
+// stay out and pods with spreads on two keys share the input with existing
+// nodes, the input solved with those pods kept off the existing nodes
+// replaces the plan when it places more pods, or as many for less
+// (leftOutRepaired, readmit.go). When none of
 // that passes, the first plan is returned with the pods Plan's violations
 // name taken off it (trimmed), when that passes; else as the first solve
 // made it, and Plan's error is not returned: the caller may run Plan to see
@@ -90,7 +95,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 				}
 			}
 		} else if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
-			return res, nil
+			return leftOutRepaired(pods, nodePools, catalog, res, opts), nil
 		} else {
 			errors.As(err, &verr)
 		}
@@ -247,6 +252,83 @@ func orderRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 	return failed, ferr, fopts, false
 }
 
+// tiedOffExisting returns pods with the pending pods that have
+// DoNotSchedule spreads on two keys other than hostname (tiedSpreads) kept
+// off the existing nodes (their hostnames NotIn each required node
+// affinity term), or nil when there are no such pods or no existing
+// nodes. With spare, the first such pod of each workload (pods alike:
+// namespace, labels and spec) in kube-scheduler's queue order is left as
+// it is, so that an existing node may still take one of them. The
+// existing nodes' pods bind first, against the existing nodes' domains
+// alone; when they fill one zone and one capacity type, the NodeClaims'
+// pods of two such spreads can each wait for the other's domain to fill,
+// and no order binds them (property case 1125 of the scheduler's tests: 3
+// of 19 replicas on an existing on-demand node left 14 of the 16 others
+// pending).
+func tiedOffExisting(pods []*corev1.Pod, opts []scheduler.Option, spare bool) []*corev1.Pod {
+	set, err := scheduler.Resolve(opts...)
+	if err != nil || len(set.Nodes) == 0 {
+		return nil
+	}
+	var hosts []string
+	for _, n := range set.Nodes {
+		h := n.Labels[corev1.LabelHostname]
+		if h == "" {
+			h = n.Name
+		}
+		hosts = append(hosts, h)
+	}
+	slices.Sort(hosts)
+	hosts = slices.Compact(hosts)
+	off := corev1.NodeSelectorRequirement{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpNotIn, Values: hosts}
+	var tied []int
+	for i, p := range pods {
+		if p.Spec.NodeName == "" && tiedSpreads([]*corev1.Pod{p}) {
+			tied = append(tied, i)
+		}
+	}
+	slices.SortStableFunc(tied, func(a, b int) int {
+		switch {
+		case queueBefore(pods[a], pods[b]):
+			return -1
+		case queueBefore(pods[b], pods[a]):
+			return 1
+		}
+		return 0
+	})
+	out, changed := slices.Clone(pods), false
+	spared := map[string]bool{}
+	for _, i := range tied {
+		p := pods[i]
+		if spare {
+			if k := alikeKey(&vpod{namespace: p.Namespace, pod: p}); k != "" && !spared[k] {
+				spared[k] = true
+				continue
+			}
+		}
+		c := p.DeepCopy()
+		if c.Spec.Affinity == nil {
+			c.Spec.Affinity = &corev1.Affinity{}
+		}
+		if c.Spec.Affinity.NodeAffinity == nil {
+			c.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+		}
+		na := c.Spec.Affinity.NodeAffinity
+		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
+			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}
+		}
+		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		for j := range terms {
+			terms[j].MatchExpressions = append(terms[j].MatchExpressions, off)
+		}
+		out[i], changed = c, true
+	}
+	if !changed {
+		return nil
+	}
+	return out
+}
+
 // sharedWeight reports whether two NodePools have the same weight.
 func sharedWeight(nodePools []nodepool.NodePool) bool {
 	seen := map[int32]bool{}
@@ -290,7 +372,7 @@ func leftOut(pod string, v Violation) scheduler.PodError {
 	return scheduler.PodError{
 		Pod:     pod,
 		Code:    v.Code,
-		Reason:  "planned, kube-scheduler would leave it pending there, so left out: " + v.Message,
+		Reason:  leftOutPrefix + v.Message,
 		Details: []scheduler.Cause{{Code: v.Code, NodePool: v.NodePool, Node: v.Node, Message: v.Message}},
 	}
 }
@@ -325,7 +407,7 @@ func trimmed(pods []*corev1.Pod, pending map[string]*corev1.Pod, nodePools []nod
 				return res
 			}
 			cur.Summary.PriceLowerBound = lb
-			return cur
+			return leftOutRepaired(pods, nodePools, catalog, cur, opts)
 		}
 		var verr *Error
 		if !errors.As(err, &verr) {

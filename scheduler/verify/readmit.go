@@ -1,0 +1,197 @@
+package verify
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/podrequests"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler"
+)
+
+// A pod Solve left out (leftOut) was planned where kube-scheduler would
+// leave it pending, and the plan solved again without it may well have
+// room for it elsewhere: the solve that left it out moved the other pods,
+// and the order they bind in with them. Two DoNotSchedule spreads on zone
+// and capacity type, an existing on-demand node in one zone taking two of
+// five replicas: once those two bind, the NodeClaims' pods wait on each
+// other (the zone's spread needs the on-demand NodeClaim first, the
+// capacity type's the spot one) and no order binds them; solved without
+// one of them, the existing node takes one, and the left-out replica binds
+// on the on-demand NodeClaim, which had room
+// (testdata/verify/left-out-readmitted). readmitted puts each left-out pod, in
+// kube-scheduler's queue order, on the first host of the plan where the
+// plan still passes Plan: the existing nodes and the NodeClaims holding a
+// pod alike (same namespace, labels and spec) first, then the others, in
+// plan order. A NodeClaim keeps its offering and options (Plan checks that
+// every option still has room), its requests raised by the pod's.
+
+// leftOutRepaired returns res, a plan that passes Plan, with the pods it
+// left out put back (readmitted); when some stay out and pods have tied
+// spreads beside existing nodes (tiedOffExisting), the input solved again
+// with those pods kept off the existing nodes, with and without
+// scheduler.WithSpreadDomainsKept, replaces it when that plan passes and
+// places more pods, or as many for less.
+func leftOutRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
+	res = readmitted(pods, nodePools, catalog, res, opts)
+	if !slices.ContainsFunc(res.PodErrors, func(e scheduler.PodError) bool { return strings.HasPrefix(e.Reason, leftOutPrefix) }) {
+		return res
+	}
+	for _, spare := range []bool{true, false} {
+		off := tiedOffExisting(pods, opts, spare)
+		if off == nil {
+			continue
+		}
+		for _, v := range [][]scheduler.Option{nil, {scheduler.WithSpreadDomainsKept()}} {
+			vopts := append(slices.Clip(opts), v...)
+			alt, err := scheduler.Solve(off, nodePools, catalog, vopts...)
+			if err != nil {
+				continue
+			}
+			alt, _, ok := mended(pods, nodePools, catalog, alt, vopts)
+			if !ok || alt.Summary.Scheduled < res.Summary.Scheduled ||
+				(alt.Summary.Scheduled == res.Summary.Scheduled && alt.Summary.PricePerHour >= res.Summary.PricePerHour-1e-9) {
+				continue
+			}
+			// The bound of the pods as given, not of the narrowed ones.
+			if lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, alt, opts...); err == nil {
+				alt.Summary.PriceLowerBound = lb
+				res = alt
+			}
+		}
+	}
+	return res
+}
+
+// readmitMaxPlans bounds the Plan runs readmitted makes, and
+// readmitMaxPods the pending pods of an input it tries at all (a Plan of
+// thousands of pods takes a good part of a second).
+const (
+	readmitMaxPlans = 48
+	readmitMaxPods  = 2000
+)
+
+// leftOutPrefix starts the reason of a pod leftOut.
+const leftOutPrefix = "planned, kube-scheduler would leave it pending there, so left out: "
+
+// readmitted returns res, which passes Plan, with the pods it left out put
+// back where the plan still passes (see above); res when none goes back.
+func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
+	pending := pendingPods(pods)
+	var left []*corev1.Pod
+	for _, e := range res.PodErrors {
+		if p := pending[e.Pod]; p != nil && strings.HasPrefix(e.Reason, leftOutPrefix) {
+			left = append(left, p)
+		}
+	}
+	if len(left) == 0 || len(pending) > readmitMaxPods {
+		return res
+	}
+	slices.SortStableFunc(left, func(a, b *corev1.Pod) int {
+		switch {
+		case queueBefore(a, b):
+			return -1
+		case queueBefore(b, a):
+			return 1
+		}
+		return 0
+	})
+	cur, budget, changed := res, readmitMaxPlans, false
+	for _, p := range left {
+		name := p.Namespace + "/" + p.Name
+		for _, h := range readmitHosts(cur, p, pending) {
+			if budget == 0 {
+				break
+			}
+			budget--
+			next := withPod(cur, name, p, h)
+			if Plan(pods, nodePools, catalog, next, opts...) == nil {
+				cur, changed = next, true
+				break
+			}
+		}
+	}
+	if !changed {
+		return res
+	}
+	lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, cur, opts...)
+	if err != nil {
+		return res
+	}
+	cur.Summary.PriceLowerBound = lb
+	return cur
+}
+
+// readmitHost is a host of a plan: an existing node (claim false) or a
+// NodeClaim, by index.
+type readmitHost struct {
+	claim bool
+	i     int
+}
+
+// readmitHosts are the hosts of res to try p on: those holding a pod alike
+// first, then the others, existing nodes before NodeClaims, in plan order.
+func readmitHosts(res scheduler.Result, p *corev1.Pod, pending map[string]*corev1.Pod) []readmitHost {
+	holdsAlike := func(names []string) bool {
+		return slices.ContainsFunc(names, func(n string) bool {
+			q := pending[n]
+			return q != nil && q.Namespace == p.Namespace && alikePods(p, q)
+		})
+	}
+	var alike, others []readmitHost
+	add := func(h readmitHost, names []string) {
+		if holdsAlike(names) {
+			alike = append(alike, h)
+		} else {
+			others = append(others, h)
+		}
+	}
+	for i, e := range res.ExistingNodes {
+		add(readmitHost{i: i}, e.Pods)
+	}
+	for i, nc := range res.NodeClaims {
+		add(readmitHost{claim: true, i: i}, nc.Pods)
+	}
+	return append(alike, others...)
+}
+
+// alikePods: kube-scheduler reads the two pods alike (labels and spec).
+func alikePods(a, b *corev1.Pod) bool {
+	return a.Namespace == b.Namespace && alikeKey(&vpod{namespace: a.Namespace, pod: a}) == alikeKey(&vpod{namespace: b.Namespace, pod: b}) &&
+		alikeKey(&vpod{namespace: a.Namespace, pod: a}) != ""
+}
+
+// withPod returns res with the pod put on host h: off the pod errors, onto
+// the host's pods (sorted), counted as scheduled; a NodeClaim's requests
+// raised by the pod's.
+func withPod(res scheduler.Result, name string, p *corev1.Pod, h readmitHost) scheduler.Result {
+	out := res
+	out.PodErrors = slices.DeleteFunc(slices.Clone(res.PodErrors), func(e scheduler.PodError) bool { return e.Pod == name })
+	add := func(names []string) []string {
+		names = append(slices.Clone(names), name)
+		slices.Sort(names)
+		return names
+	}
+	if h.claim {
+		out.NodeClaims = slices.Clone(res.NodeClaims)
+		nc := &out.NodeClaims[h.i]
+		reqs := nc.Requests.DeepCopy()
+		for rn, q := range podrequests.OfPod(p) {
+			r := reqs[rn]
+			r.Add(q)
+			reqs[rn] = r
+		}
+		nc.Pods, nc.Requests = add(nc.Pods), reqs
+	} else {
+		out.ExistingNodes = slices.Clone(res.ExistingNodes)
+		e := &out.ExistingNodes[h.i]
+		e.Pods = add(e.Pods)
+	}
+	out.Summary.Scheduled++
+	out.Summary.PricePerHour = math.Round(out.Summary.PricePerHour*1e9) / 1e9
+	return out
+}
