@@ -101,8 +101,13 @@ func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog insta
 		return 0
 	})
 	cur, budget, changed := res, readmitMaxPlans, false
+	failed := map[string]bool{} // alike keys of pods no host took
 	for _, p := range left {
-		name := p.Namespace + "/" + p.Name
+		key := alikeKey(&vpod{namespace: p.Namespace, pod: p})
+		if key != "" && failed[key] {
+			continue // the plan has not changed for it since
+		}
+		name, placed := p.Namespace+"/"+p.Name, false
 		for _, h := range readmitHosts(cur, p, pending) {
 			if budget == 0 {
 				break
@@ -110,9 +115,12 @@ func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog insta
 			budget--
 			next := withPod(cur, name, p, h)
 			if Plan(pods, nodePools, catalog, next, opts...) == nil {
-				cur, changed = next, true
+				cur, changed, placed = next, true, true
 				break
 			}
+		}
+		if !placed && budget > 0 && key != "" {
+			failed[key] = true
 		}
 	}
 	if !changed {
