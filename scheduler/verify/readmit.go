@@ -67,11 +67,15 @@ func leftOutRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog 
 	return res
 }
 
-// readmitMaxPlans bounds the Plan runs readmitted makes, and
-// readmitMaxPods the pending pods of an input it tries at all (a Plan of
-// thousands of pods takes a good part of a second).
+// readmitted runs Plan at most readmitPlanPods / pending pods times, and
+// between readmitMinPlans and readmitMaxPlans (a Plan takes about a
+// millisecond per 2 pending pods), and not at all on inputs of more than
+// readmitMaxPods pending pods (r31 seed 59703: the pod left out binds on
+// the 54th host tried of 69).
 const (
-	readmitMaxPlans = 48
+	readmitPlanPods = 24000
+	readmitMinPlans = 48
+	readmitMaxPlans = 256
 	readmitMaxPods  = 2000
 )
 
@@ -100,7 +104,7 @@ func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog insta
 		}
 		return 0
 	})
-	cur, budget, changed := res, readmitMaxPlans, false
+	cur, budget, changed := res, min(max(readmitPlanPods/len(pending), readmitMinPlans), readmitMaxPlans), false
 	failed := map[string]bool{} // alike keys of pods no host took
 	for _, p := range left {
 		key := alikeKey(&vpod{namespace: p.Namespace, pod: p})
