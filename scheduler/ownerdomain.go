@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/internal/kube"
 	"github.com/nodeplan/nodeplan/nodepool"
 )
 
@@ -173,8 +174,7 @@ func (s *solver) placedLabels() map[string]map[string]string {
 }
 
 // keptOut returns pods with those named in counted required off value d of
-// key (a NotIn added to each required node-affinity term, or one term made
-// of it); the others as they are.
+// key (kube.WithRequired); the others as they are.
 func keptOut(pods []*corev1.Pod, counted map[string]bool, key, d string) []*corev1.Pod {
 	out := make([]*corev1.Pod, len(pods))
 	notIn := corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpNotIn, Values: []string{d}}
@@ -183,26 +183,7 @@ func keptOut(pods []*corev1.Pod, counted map[string]bool, key, d string) []*core
 			out[i] = p
 			continue
 		}
-		p = p.DeepCopy()
-		if p.Spec.Affinity == nil {
-			p.Spec.Affinity = &corev1.Affinity{}
-		}
-		if p.Spec.Affinity.NodeAffinity == nil {
-			p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
-		}
-		na := p.Spec.Affinity.NodeAffinity
-		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
-			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{notIn}}}}
-		} else {
-			terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-			for j := range terms {
-				if len(terms[j].MatchExpressions) == 0 && len(terms[j].MatchFields) == 0 {
-					continue // an empty term matches no node; it stays so
-				}
-				terms[j].MatchExpressions = append(terms[j].MatchExpressions, notIn)
-			}
-		}
-		out[i] = p
+		out[i] = kube.WithRequired(p, notIn)
 	}
 	return out
 }

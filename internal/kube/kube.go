@@ -1,8 +1,9 @@
 // Package kube holds the few Kubernetes object conventions that several
 // packages apply, so that each rule is written once: the namespace of a
 // namespaced object that names none, the "namespace/name" key that
-// identifies it, whether a bound pod still holds its node, and which
-// DaemonSets own a pod.
+// identifies it, whether a bound pod still holds its node, which
+// DaemonSets own a pod, and a pod narrowed by one more required node
+// requirement.
 //
 // Flow: kube sits on k8s.io/api alone; internal/manifest, nodepool,
 // topology, scheduler and scheduler/verify use it.
@@ -44,4 +45,30 @@ func DaemonSetOwners(p *corev1.Pod) []string {
 		}
 	}
 	return out
+}
+
+// WithRequired returns a copy of p that also requires r: r is added to
+// every term of its required node affinity, or is the one term when it has
+// none. An empty term matches no node, and stays empty: adding r to it
+// would let the pod onto nodes it refused.
+func WithRequired(p *corev1.Pod, r corev1.NodeSelectorRequirement) *corev1.Pod {
+	p = p.DeepCopy()
+	if p.Spec.Affinity == nil {
+		p.Spec.Affinity = &corev1.Affinity{}
+	}
+	if p.Spec.Affinity.NodeAffinity == nil {
+		p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	na := p.Spec.Affinity.NodeAffinity
+	if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{r}}}}
+		return p
+	}
+	terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	for j := range terms {
+		if len(terms[j].MatchExpressions) > 0 || len(terms[j].MatchFields) > 0 {
+			terms[j].MatchExpressions = append(terms[j].MatchExpressions, r)
+		}
+	}
+	return p
 }

@@ -54,3 +54,32 @@ func TestDaemonSetOwners(t *testing.T) {
 		t.Errorf("DaemonSetOwners of an unowned pod = %v, want none", got)
 	}
 }
+
+func TestWithRequired(t *testing.T) {
+	t.Parallel()
+	r := corev1.NodeSelectorRequirement{Key: "zone", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"a"}}
+	own := corev1.NodeSelectorRequirement{Key: "team", Operator: corev1.NodeSelectorOpIn, Values: []string{"x"}}
+	terms := func(p *corev1.Pod) []corev1.NodeSelectorTerm {
+		return p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	}
+
+	bare := &corev1.Pod{}
+	got := kube.WithRequired(bare, r)
+	if diff := gocmp.Diff([]corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{r}}}, terms(got)); diff != "" {
+		t.Errorf("no affinity: terms (-want +got):\n%s", diff)
+	}
+	if bare.Spec.Affinity != nil {
+		t.Errorf("the pod given was changed: %v", bare.Spec.Affinity)
+	}
+
+	p := &corev1.Pod{Spec: corev1.PodSpec{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{own}}, {}}}}}}}
+	want := []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{own, r}}, {}}
+	if diff := gocmp.Diff(want, terms(kube.WithRequired(p, r))); diff != "" {
+		t.Errorf("two terms, one empty: terms (-want +got):\n%s", diff)
+	}
+	if len(terms(p)[0].MatchExpressions) != 1 {
+		t.Errorf("the pod given was changed: %v", terms(p))
+	}
+}

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"math"
 	"slices"
 	"strings"
 
@@ -35,13 +34,14 @@ import (
 // spreads beside existing nodes (tiedOffExisting), the input solved again
 // with those pods kept off the existing nodes, with and without
 // scheduler.WithSpreadDomainsKept, replaces it when that plan passes and
-// places more pods, or as many for less.
-func leftOutRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
-	res = readmitted(pods, nodePools, catalog, res, opts)
-	if !slices.ContainsFunc(res.PodErrors, func(e scheduler.PodError) bool { return strings.HasPrefix(e.Reason, leftOutPrefix) }) {
-		return res
-	}
+// places more pods, or as many for less. changed: the plan returned is
+// another, its lower bound computed again for the pods as given.
+func leftOutRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) (out scheduler.Result, changed bool) {
+	out, changed = readmitted(pods, nodePools, catalog, res, opts)
 	for _, spare := range []bool{true, false} {
+		if spare && !slices.ContainsFunc(out.PodErrors, isLeftOut) {
+			break // every pod went back
+		}
 		off := tiedOffExisting(pods, opts, spare)
 		if off == nil {
 			continue
@@ -52,20 +52,26 @@ func leftOutRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog 
 			if err != nil {
 				continue
 			}
-			alt, _, ok := mended(pods, nodePools, catalog, alt, vopts)
-			if !ok || alt.Summary.Scheduled < res.Summary.Scheduled ||
-				(alt.Summary.Scheduled == res.Summary.Scheduled && alt.Summary.PricePerHour >= res.Summary.PricePerHour-1e-9) {
-				continue
-			}
-			// The bound of the pods as given, not of the narrowed ones.
-			if lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, alt, opts...); err == nil {
-				alt.Summary.PriceLowerBound = lb
-				res = alt
+			if alt, _, ok := mended(pods, nodePools, catalog, alt, vopts); ok && (alt.Summary.Scheduled > out.Summary.Scheduled ||
+				(alt.Summary.Scheduled == out.Summary.Scheduled && alt.Summary.PricePerHour < out.Summary.PricePerHour-1e-9)) {
+				out, changed = alt, true
 			}
 		}
 	}
-	return res
+	if !changed {
+		return res, false
+	}
+	// The bound of the pods placed, as given (not of the narrowed ones).
+	lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, out, opts...)
+	if err != nil {
+		return res, false
+	}
+	out.Summary.PriceLowerBound = lb
+	return out, true
 }
+
+// isLeftOut: the pod error is one of a pod leftOut.
+func isLeftOut(e scheduler.PodError) bool { return strings.HasPrefix(e.Reason, leftOutPrefix) }
 
 // readmitted runs Plan at most readmitPlanPods / pending pods times, and
 // between readmitMinPlans and readmitMaxPlans (a Plan takes about a
@@ -83,36 +89,43 @@ const (
 const leftOutPrefix = "planned, kube-scheduler would leave it pending there, so left out: "
 
 // readmitted returns res, which passes Plan, with the pods it left out put
-// back where the plan still passes (see above); res when none goes back.
-func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
+// back where the plan still passes (see above), and whether any went back
+// (its lower bound is then the caller's to compute again).
+func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) (scheduler.Result, bool) {
 	pending := pendingPods(pods)
 	var left []*corev1.Pod
 	for _, e := range res.PodErrors {
-		if p := pending[e.Pod]; p != nil && strings.HasPrefix(e.Reason, leftOutPrefix) {
+		if p := pending[e.Pod]; p != nil && isLeftOut(e) {
 			left = append(left, p)
 		}
 	}
 	if len(left) == 0 || len(pending) > readmitMaxPods {
-		return res
+		return res, false
 	}
-	slices.SortStableFunc(left, func(a, b *corev1.Pod) int {
-		switch {
-		case queueBefore(a, b):
-			return -1
-		case queueBefore(b, a):
-			return 1
+	slices.SortStableFunc(left, queueCompare)
+	keys := map[*corev1.Pod]string{} // alikeKey by pod, made once
+	keyOf := func(p *corev1.Pod) string {
+		k, ok := keys[p]
+		if !ok {
+			k = alikeKey(&vpod{namespace: p.Namespace, pod: p})
+			keys[p] = k
 		}
-		return 0
-	})
+		return k
+	}
 	cur, budget, changed := res, min(max(readmitPlanPods/len(pending), readmitMinPlans), readmitMaxPlans), false
 	failed := map[string]bool{} // alike keys of pods no host took
 	for _, p := range left {
-		key := alikeKey(&vpod{namespace: p.Namespace, pod: p})
+		key := keyOf(p)
 		if key != "" && failed[key] {
 			continue // the plan has not changed for it since
 		}
 		name, placed := p.Namespace+"/"+p.Name, false
-		for _, h := range readmitHosts(cur, p, pending) {
+		for _, h := range readmitHosts(cur, key, func(n string) string {
+			if q := pending[n]; q != nil {
+				return keyOf(q)
+			}
+			return ""
+		}) {
 			if budget == 0 {
 				break
 			}
@@ -127,15 +140,7 @@ func readmitted(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog insta
 			failed[key] = true
 		}
 	}
-	if !changed {
-		return res
-	}
-	lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, cur, opts...)
-	if err != nil {
-		return res
-	}
-	cur.Summary.PriceLowerBound = lb
-	return cur
+	return cur, changed
 }
 
 // readmitHost is a host of a plan: an existing node (claim false) or a
@@ -145,18 +150,14 @@ type readmitHost struct {
 	i     int
 }
 
-// readmitHosts are the hosts of res to try p on: those holding a pod alike
-// first, then the others, existing nodes before NodeClaims, in plan order.
-func readmitHosts(res scheduler.Result, p *corev1.Pod, pending map[string]*corev1.Pod) []readmitHost {
-	holdsAlike := func(names []string) bool {
-		return slices.ContainsFunc(names, func(n string) bool {
-			q := pending[n]
-			return q != nil && q.Namespace == p.Namespace && alikePods(p, q)
-		})
-	}
+// readmitHosts are the hosts of res to try a pod of alike key on (keyOf:
+// the alike key of a pod of the plan; "" alike with none): those holding a
+// pod alike first, then the others, existing nodes before NodeClaims, in
+// plan order.
+func readmitHosts(res scheduler.Result, key string, keyOf func(pod string) string) []readmitHost {
 	var alike, others []readmitHost
 	add := func(h readmitHost, names []string) {
-		if holdsAlike(names) {
+		if key != "" && slices.ContainsFunc(names, func(n string) bool { return keyOf(n) == key }) {
 			alike = append(alike, h)
 		} else {
 			others = append(others, h)
@@ -169,12 +170,6 @@ func readmitHosts(res scheduler.Result, p *corev1.Pod, pending map[string]*corev
 		add(readmitHost{claim: true, i: i}, nc.Pods)
 	}
 	return append(alike, others...)
-}
-
-// alikePods: kube-scheduler reads the two pods alike (labels and spec).
-func alikePods(a, b *corev1.Pod) bool {
-	return a.Namespace == b.Namespace && alikeKey(&vpod{namespace: a.Namespace, pod: a}) == alikeKey(&vpod{namespace: b.Namespace, pod: b}) &&
-		alikeKey(&vpod{namespace: a.Namespace, pod: a}) != ""
 }
 
 // withPod returns res with the pod put on host h: off the pod errors, onto
@@ -204,6 +199,5 @@ func withPod(res scheduler.Result, name string, p *corev1.Pod, h readmitHost) sc
 		e.Pods = add(e.Pods)
 	}
 	out.Summary.Scheduled++
-	out.Summary.PricePerHour = math.Round(out.Summary.PricePerHour*1e9) / 1e9
 	return out
 }

@@ -95,7 +95,8 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 				}
 			}
 		} else if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
-			return leftOutRepaired(pods, nodePools, catalog, res, opts), nil
+			repaired, _ := leftOutRepaired(pods, nodePools, catalog, res, opts)
+			return repaired, nil
 		} else {
 			errors.As(err, &verr)
 		}
@@ -254,16 +255,15 @@ func orderRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog in
 
 // tiedOffExisting returns pods with the pending pods that have
 // DoNotSchedule spreads on two keys other than hostname (tiedSpreads) kept
-// off the existing nodes (their hostnames NotIn each required node
-// affinity term), or nil when there are no such pods or no existing
-// nodes. With spare, the first such pod of each workload (pods alike:
+// off the existing nodes (their hostnames NotIn: kube.WithRequired), or
+// nil when there are no such pods or no existing nodes. With spare, the first such pod of each workload (pods alike:
 // namespace, labels and spec) in kube-scheduler's queue order is left as
 // it is, so that an existing node may still take one of them. The
 // existing nodes' pods bind first, against the existing nodes' domains
 // alone; when they fill one zone and one capacity type, the NodeClaims'
 // pods of two such spreads can each wait for the other's domain to fill,
 // and no order binds them (property case 1125 of the scheduler's tests: 3
-// of 19 replicas on an existing on-demand node left 14 of the 16 others
+// of 19 replicas on an existing on-demand node left 15 of the 16 others
 // pending).
 func tiedOffExisting(pods []*corev1.Pod, opts []scheduler.Option, spare bool) []*corev1.Pod {
 	set, err := scheduler.Resolve(opts...)
@@ -287,15 +287,7 @@ func tiedOffExisting(pods []*corev1.Pod, opts []scheduler.Option, spare bool) []
 			tied = append(tied, i)
 		}
 	}
-	slices.SortStableFunc(tied, func(a, b int) int {
-		switch {
-		case queueBefore(pods[a], pods[b]):
-			return -1
-		case queueBefore(pods[b], pods[a]):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(tied, func(a, b int) int { return queueCompare(pods[a], pods[b]) })
 	out, changed := slices.Clone(pods), false
 	spared := map[string]bool{}
 	for _, i := range tied {
@@ -306,22 +298,7 @@ func tiedOffExisting(pods []*corev1.Pod, opts []scheduler.Option, spare bool) []
 				continue
 			}
 		}
-		c := p.DeepCopy()
-		if c.Spec.Affinity == nil {
-			c.Spec.Affinity = &corev1.Affinity{}
-		}
-		if c.Spec.Affinity.NodeAffinity == nil {
-			c.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
-		}
-		na := c.Spec.Affinity.NodeAffinity
-		if na.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
-			na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{}}}
-		}
-		terms := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-		for j := range terms {
-			terms[j].MatchExpressions = append(terms[j].MatchExpressions, off)
-		}
-		out[i], changed = c, true
+		out[i], changed = kube.WithRequired(p, off), true
 	}
 	if !changed {
 		return nil
@@ -378,8 +355,11 @@ func leftOut(pod string, v Violation) scheduler.PodError {
 }
 
 // queueBefore reports whether a comes before b in kube-scheduler's queue.
-func queueBefore(a, b *corev1.Pod) bool {
-	return kube.QueueOrder(a, b, a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) < 0
+func queueBefore(a, b *corev1.Pod) bool { return queueCompare(a, b) < 0 }
+
+// queueCompare is kube-scheduler's queue order of two pending pods.
+func queueCompare(a, b *corev1.Pod) int {
+	return kube.QueueOrder(a, b, a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 }
 
 // trimRounds bounds the rounds of trimmed.
@@ -402,12 +382,15 @@ func trimmed(pods []*corev1.Pod, pending map[string]*corev1.Pod, nodePools []nod
 			if !trimmedAny {
 				return res
 			}
+			if repaired, changed := leftOutRepaired(pods, nodePools, catalog, cur, opts); changed {
+				return repaired // its lower bound computed
+			}
 			lb, err := scheduler.PriceLowerBound(pods, nodePools, catalog, cur, opts...)
 			if err != nil {
 				return res
 			}
 			cur.Summary.PriceLowerBound = lb
-			return leftOutRepaired(pods, nodePools, catalog, cur, opts)
+			return cur
 		}
 		var verr *Error
 		if !errors.As(err, &verr) {

@@ -140,16 +140,7 @@ func TestSolveTriesNameOrderWhenOrderFails(t *testing.T) {
 // replica left out then has room on the z3 on-demand NodeClaim, where the
 // plan still passes, and all five bind for what the first plan cost.
 func TestSolveReadmitsLeftOutPods(t *testing.T) {
-	in, cat, opts := loadCase(t, "left-out-readmitted")
-	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
-		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
-	}
-
-	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+	first, res := solveChecked(t, "left-out-readmitted")
 	require.Equal(t, 5, res.Summary.Scheduled)
 	require.Empty(t, res.PodErrors)
 	require.LessOrEqual(t, res.Summary.PricePerHour, first.Summary.PricePerHour+1e-9)
@@ -167,22 +158,30 @@ func TestSolveReadmitsLeftOutPods(t *testing.T) {
 // solved again with every replica but the first kept off the existing
 // nodes, all 23 bind.
 func TestSolveKeepsTiedSpreadsOffExistingNodes(t *testing.T) {
-	in, cat, opts := loadCase(t, "tied-off-existing")
-	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
-		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
-	}
-
-	res, err := verify.Solve(in.Pods, in.NodePools, cat, opts...)
-	require.NoError(t, err)
-	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+	_, res := solveChecked(t, "tied-off-existing")
 	require.Equal(t, 23, res.Summary.Scheduled)
 	require.Len(t, res.PodErrors, 7)
 	for _, e := range res.PodErrors {
 		require.Equal(t, scheduler.ReasonUndefinedLabel, e.Code, e.Pod)
 	}
 	require.LessOrEqual(t, res.Summary.PricePerHour, 86.4+1e-9)
+}
+
+// solveChecked loads testdata/verify/<name> and returns scheduler.Solve's
+// plan (logging when it passes already: the repair is then not exercised)
+// and verify.Solve's, which must pass Plan.
+func solveChecked(t *testing.T, name string) (first, res scheduler.Result) {
+	t.Helper()
+	in, cat, opts := loadCase(t, name)
+	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	if verify.Plan(in.Pods, in.NodePools, cat, first, opts...) == nil {
+		t.Log("scheduler.Solve's plan passes now: the repair is not exercised by this input")
+	}
+	res, err = verify.Solve(in.Pods, in.NodePools, cat, opts...)
+	require.NoError(t, err)
+	require.NoError(t, verify.Plan(in.Pods, in.NodePools, cat, res, opts...))
+	return first, res
 }
 
 // loadCase reads testdata/verify/<name>: its manifests, catalog and the
