@@ -82,8 +82,10 @@ type model struct {
 	preCache  map[string]preEntry
 	useMemo   map[string]bool
 	poolFit   map[string][]typeFit
-	zonesOf   map[string][]string // see poolZones
-	backOffs  map[string]*backOff // the global search's (global.go)
+	zonesOf   map[string][]string  // see poolZones
+	zoneCount zoneCountState       // see zoneCounts
+	units     map[string][]float64 // see unitPrices
+	backOffs  map[string]*backOff  // the global search's (global.go)
 	// added counts the commands that added nodes (prefilter.go).
 	added int
 	// cands remembers newCandidate's answers at model version

@@ -200,11 +200,11 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 	if w, ok := m.preCached(key); ok {
 		return w
 	}
-	need, ok := m.claimNeed(cands)
+	need, ok := m.claimNeed(cands, m.movedOnly())
 	if !ok {
 		return nil
 	}
-	return m.preRemember(key, m.noTypeFor(cands, need))
+	return m.preRememberAt(key, m.noTypeFor(cands, need), need.zoned)
 }
 
 // A check that ruled a command out holds until a node is added: the
@@ -215,6 +215,9 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 type preEntry struct {
 	w              *why
 	added, pending int
+	// zoned are the zone spreads' counts the ruling read (need.zoned),
+	// and z the zone its nodes leave.
+	zoned []zoneCheck
 }
 
 // preCached returns a ruling of the check still valid (m.mu held).
@@ -223,19 +226,30 @@ func (m *model) preCached(key string) (*why, bool) {
 	if !ok || e.added != m.added || e.pending != m.cache.pendingVersion {
 		return nil, false
 	}
+	for _, c := range e.zoned {
+		if !c.holds(m) {
+			return nil, false
+		}
+	}
 	m.stats.Prefiltered++
 	return e.w, true
 }
 
 // preRemember keeps a ruling (w nil: none) and returns it (m.mu held).
 func (m *model) preRemember(key string, w *why) *why {
+	return m.preRememberAt(key, w, nil)
+}
+
+// preRememberAt is preRemember for a ruling that holds while the zone
+// spreads' checks do.
+func (m *model) preRememberAt(key string, w *why, zoned []zoneCheck) *why {
 	if w == nil {
 		return nil
 	}
 	if m.preCache == nil {
 		m.preCache = map[string]preEntry{}
 	}
-	m.preCache[key] = preEntry{w: w, added: m.added, pending: m.cache.pendingVersion}
+	m.preCache[key] = preEntry{w: w, added: m.added, pending: m.cache.pendingVersion, zoned: zoned}
 	return w
 }
 
@@ -250,15 +264,30 @@ type need struct {
 	users        []*pod
 	byUser       []vec
 	homelessPods []*pod
+	// zone is set when pod fits another node, but only in zones its
+	// required zone spread blocks: zone is the one it is kept in (a pod
+	// that fits no other node at all is named first).
+	zone string
+	// zoneOnly says, per homeless pod, that it is homeless in its zone only.
+	zoneOnly []bool
+	// zoned are what zone spreads that kept pods out of some nodes read
+	// (a ruling holds while they do: commands change the counts).
+	zoned []zoneCheck
 }
 
 // claimNeed computes the need of a command removing cands (ok false: none
-// proven; m.mu held).
-func (m *model) claimNeed(cands []*candidate) (need, bool) {
+// proven; m.mu held). With zones, a moved pod's required zone spreads keep
+// it out of the zones they block (spreadzones.go): only when no pending
+// pod and no pod of a node being deleted moves with them.
+func (m *model) claimNeed(cands []*candidate, zones bool) (need, bool) {
 	rs := m.rooms()
 	leaving := map[*node]bool{}
 	for _, c := range cands {
 		leaving[c.n] = true
+	}
+	z, stay := "", 0
+	if zones {
+		z, stay = m.spreadZone(cands, leaving), m.leavingIn(leaving)+1
 	}
 	var order []string
 	byClass := map[string]*movedClass{}
@@ -269,19 +298,34 @@ func (m *model) claimNeed(cands []*candidate) (need, bool) {
 			if !ok {
 				return need{}, false
 			}
-			mv := byClass[p.classKey()]
+			key, cr := p.classKey(), (*classRoom)(nil)
+			if z != "" {
+				if blocked := m.blockedZones(p, z, stay, &out.zoned); len(blocked) > 0 {
+					cr, key = m.zoneClassRoom(rs, p, blocked)
+				}
+			}
+			mv := byClass[key]
 			if mv == nil {
-				mv = &movedClass{cr: m.classRoom(rs, p), sum: make(vec, len(v)), homeless: make(vec, len(v)), sample: p}
-				byClass[p.classKey()] = mv
-				order = append(order, p.classKey())
+				if cr == nil {
+					cr = m.classRoom(rs, p)
+				}
+				mv = &movedClass{cr: cr, sum: make(vec, len(v)), homeless: make(vec, len(v)), sample: p}
+				byClass[key] = mv
+				order = append(order, key)
 			}
 			mv.sum.add(v)
 			if !rs.fitsSomewhere(mv.cr, p, v, leaving) {
+				// Room elsewhere, only in zones its spread blocks?
+				zoneOnly := cr != nil && rs.fitsSomewhere(m.classRoom(rs, p), p, v, leaving)
 				mv.homeless.add(v)
 				out.homeless = append(out.homeless, v)
 				out.homelessPods = append(out.homelessPods, p)
-				if out.pod == "" {
-					out.pod = p.key
+				out.zoneOnly = append(out.zoneOnly, zoneOnly)
+				switch {
+				case zoneOnly && out.pod == "":
+					out.pod, out.zone = p.key, z
+				case !zoneOnly && (out.pod == "" || out.zone != ""):
+					out.pod, out.zone = p.key, ""
 				}
 			}
 		}
@@ -512,15 +556,15 @@ func (m *model) noTypeFor(cands []*candidate, nd need) *why {
 	switch {
 	case !holds:
 		for i, h := range nd.homelessPods {
-			if !m.anyPoolHolds(h, nd.homeless[i]) {
+			if !nd.zoneOnly[i] && !m.anyPoolHolds(h, nd.homeless[i]) {
 				return keep(KeepPodsDoNotFit, Details{Pod: h.key, PodError: "no other node admits it, and no instance type of a NodePool it may use holds it"})
 			}
 		}
-		return keep(KeepTooManyNodes, Details{Pod: nd.pod})
+		return keep(KeepTooManyNodes, Details{Pod: nd.pod, Zone: nd.zone})
 	case noSpot && poolsSpot:
-		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: nd.pod})
+		return keep(KeepSpotToSpot, Details{Disabled: true, Pod: nd.pod, Zone: nd.zone})
 	}
-	return keep(KeepNoCheaper, Details{Price: price, Pod: nd.pod})
+	return keep(KeepNoCheaper, Details{Price: price, Pod: nd.pod, Zone: nd.zone})
 }
 
 // usableByAll: every pod may use the pool (memoised per class and pool).
@@ -610,7 +654,7 @@ func (m *model) cannotPay(pool string, set []*candidate) *why {
 	if m.othersMove(pool) {
 		return nil
 	}
-	need, ok := m.claimNeed(set)
+	need, ok := m.claimNeed(set, true)
 	if !ok {
 		return nil
 	}
@@ -622,10 +666,26 @@ func (m *model) cannotPay(pool string, set []*candidate) *why {
 	}
 	m.stats.Prefiltered++
 	if noSpot && poolsSpot {
-		return m.preRemember(key, keep(KeepSpotToSpot, Details{Disabled: true, Pod: need.pod}))
+		return m.preRememberAt(key, keep(KeepSpotToSpot, Details{Disabled: true, Pod: need.pod, Zone: need.zone}), need.zoned)
 	}
-	return m.preRemember(key, keep(KeepMinSavings, Details{Savings: ptr(roundPrice(max(price-bound, 0))), SavingsAtMost: true,
-		MinSavings: ptr(roundPrice(least)), Pod: need.pod}))
+	return m.preRememberAt(key, keep(KeepMinSavings, Details{Savings: ptr(roundPrice(max(price-bound, 0))), SavingsAtMost: true,
+		MinSavings: ptr(roundPrice(least)), Pod: need.pod, Zone: need.zone}), need.zoned)
+}
+
+// movedOnly: a simulation under Karpenter's rules places the candidates'
+// pods only (no pending pod, no pod of a node being deleted).
+func (m *model) movedOnly() bool {
+	m.zoneCountsAt()
+	zc := &m.zoneCount
+	if !zc.movedKnown {
+		zc.movedKnown, zc.movedOnly = true, len(m.pending) == 0
+		for _, n := range m.nodes {
+			if zc.movedOnly && n.deleting && len(m.deletingMovable(n)) > 0 {
+				zc.movedOnly = false
+			}
+		}
+	}
+	return zc.movedOnly
 }
 
 // othersMove: a simulation of the pool's candidates would also place
@@ -678,18 +738,7 @@ func (m *model) costBound(nd need, noSpot bool) float64 {
 			if nd.byUser[u][d] <= 0 {
 				continue
 			}
-			unit := math.Inf(1)
-			for _, p := range m.pools {
-				if !m.usableByAll([]*pod{x}, p) {
-					continue
-				}
-				for _, f := range m.poolFits(p) {
-					if o := offer(f); o >= 0 && f.alloc[d] > 0 {
-						unit = min(unit, o/float64(f.alloc[d]))
-					}
-				}
-			}
-			sum += float64(nd.byUser[u][d]) * unit
+			sum += float64(nd.byUser[u][d]) * m.unitPrices(x, noSpot, offer)[d]
 		}
 		bound = max(bound, sum)
 	}
@@ -708,4 +757,40 @@ func (m *model) costBound(nd need, noSpot bool) float64 {
 		bound = max(bound, cheapest)
 	}
 	return bound
+}
+
+// unitPrices is, per resource, the lowest price per unit of it an instance
+// type of a pool x's class may use offers (the cheapest offering, not spot
+// when noSpot, over the type's allocatable; +Inf: none), once per class
+// (m.mu held).
+func (m *model) unitPrices(x *pod, noSpot bool, offer func(typeFit) float64) []float64 {
+	key := x.classKey() + "\x00" + boolKey(noSpot)
+	if u, ok := m.units[key]; ok {
+		return u
+	}
+	u := make([]float64, len(m.resourceNames()))
+	for d := range u {
+		u[d] = math.Inf(1)
+	}
+	for _, p := range m.pools {
+		if !m.usableByAll([]*pod{x}, p) {
+			continue
+		}
+		for _, f := range m.poolFits(p) {
+			o := offer(f)
+			if o < 0 {
+				continue
+			}
+			for d, a := range f.alloc {
+				if a > 0 {
+					u[d] = min(u[d], o/float64(a))
+				}
+			}
+		}
+	}
+	if m.units == nil {
+		m.units = map[string][]float64{}
+	}
+	m.units[key] = u
+	return u
 }

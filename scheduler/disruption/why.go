@@ -50,6 +50,9 @@ type Details struct {
 	// duration, consolidateAfter); TimeLeft is Until minus now.
 	Until    *time.Time `json:"until,omitempty"`
 	TimeLeft string     `json:"timeLeft,omitempty"`
+	// Zone is the zone Pod's required zone spread keeps it in: it fits
+	// other nodes, none of them there.
+	Zone string `json:"zone,omitempty"`
 	// Label is the label a node lacks.
 	Label string `json:"label,omitempty"`
 	// DisruptionReason, Allowed and Disrupting describe a budget: the
@@ -147,7 +150,7 @@ func (w *why) simulationMessage() string {
 		return fmt.Sprintf("pod %s could only move to node %s, which is not initialized", d.Pod, d.Node)
 	case KeepTooManyNodes:
 		if d.NodeClaims == 0 && d.Pod != "" {
-			return fmt.Sprintf("removing it needs more than one new NodeClaim (consolidation replaces with at most one; pod %s fits no other node)", d.Pod)
+			return fmt.Sprintf("removing it needs more than one new NodeClaim (consolidation replaces with at most one; pod %s fits %s)", d.Pod, d.fitsNoOther())
 		}
 		if d.NodeClaims == 0 {
 			return "removing it needs more than one new NodeClaim (consolidation replaces with at most one; its pods need more room than the other nodes and one instance type have)"
@@ -155,7 +158,7 @@ func (w *why) simulationMessage() string {
 		return fmt.Sprintf("removing it needs %d new NodeClaims (consolidation replaces with at most one)", d.NodeClaims)
 	case KeepNoCheaper:
 		if d.Pod != "" {
-			return fmt.Sprintf("pod %s fits no other node, and no instance type that could hold it costs less than $%s/h", d.Pod, price(d.Price))
+			return fmt.Sprintf("pod %s fits %s, and no instance type that could hold it costs less than $%s/h", d.Pod, d.fitsNoOther(), price(d.Price))
 		}
 		if d.ReplacementPrice == nil {
 			return fmt.Sprintf("no replacement is cheaper than $%s/h", price(d.Price))
@@ -163,7 +166,7 @@ func (w *why) simulationMessage() string {
 		return fmt.Sprintf("the cheapest replacement costs $%s/h at worst, not less than $%s/h", price(*d.ReplacementPrice), price(d.Price))
 	case KeepSpotToSpot:
 		if d.Disabled && d.Pod != "" {
-			return fmt.Sprintf("pod %s fits no other node, a spot node is only replaced by spot, and spot-to-spot consolidation is off", d.Pod)
+			return fmt.Sprintf("pod %s fits %s, a spot node is only replaced by spot, and spot-to-spot consolidation is off", d.Pod, d.fitsNoOther())
 		}
 		if d.Disabled {
 			return "a spot node is only replaced by spot, and spot-to-spot consolidation is off"
@@ -184,6 +187,15 @@ func (w *why) simulationMessage() string {
 		return "expired, but its drain is blocked: " + d.PodError
 	}
 	return string(w.code)
+}
+
+// fitsNoOther says where Pod does not fit: no other node, or none of the
+// zone its spread keeps it in.
+func (d Details) fitsNoOther() string {
+	if d.Zone != "" {
+		return fmt.Sprintf("no other node of zone %s (its required zone spread keeps it there)", d.Zone)
+	}
+	return "no other node"
 }
 
 func podDoNotDisruptMessage(d Details) string {

@@ -1,0 +1,217 @@
+package disruption
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/nodeplan/nodeplan/requirements"
+)
+
+// A pod with a required zone spread that leaves a node of zone z can land
+// in another zone z' only when the spread allows it, and a spread that was
+// even keeps it in z. Let c(d) be the active pods the spread's selector
+// picks in zone d, the leaving nodes' included, when every leaving node is
+// in z, another node of z stays (z stays a domain), and the pod is picked
+// by its own selector. Take any order in which the moved pods bind, and the
+// first pod of the spread bound outside z, in z': until then no picked pod
+// entered a zone other than z and none left one (so z' counts at least
+// c(z')), and z counts at most c(z) − 1 (the pod itself has not come back),
+// so the least count of any domain is at most c(z) − 1. The spread allows
+// z' only when c(z') + 1 − min ≤ maxSkew, so only when
+// c(z') ≤ c(z) + maxSkew − 2. A zone beyond that takes no pod of the
+// spread, first or later. NodeClaims are nodes of a zone too: the same
+// holds for them.
+//
+// The counts are those Solve's view gives (active pods; no node filter:
+// the pod has no node selector or required node affinity, or its spread
+// ignores them, and taints are not honoured). A spread with matchLabelKeys,
+// or a selector that picks a pod on a node being deleted, restricts
+// nothing.
+
+// spreadZone is the zone every leaving node is in when another node of it
+// stays ("" when none: no restriction).
+func (m *model) spreadZone(cands []*candidate, leaving map[*node]bool) string {
+	if len(cands) == 0 {
+		return ""
+	}
+	z := cands[0].n.zone
+	for _, c := range cands {
+		if c.n.zone != z {
+			return ""
+		}
+	}
+	if z == "" {
+		return ""
+	}
+	if m.zoneNodes(z) > m.leavingIn(leaving) {
+		return z
+	}
+	return ""
+}
+
+// zoneNodes counts the nodes of zone z not being deleted (m.mu held).
+func (m *model) zoneNodes(z string) int {
+	m.zoneCountsAt()
+	if m.zoneCount.nodes == nil {
+		m.zoneCount.nodes = map[string]int{}
+		for _, n := range m.nodes {
+			if !n.deleting {
+				m.zoneCount.nodes[n.zone]++
+			}
+		}
+	}
+	return m.zoneCount.nodes[z]
+}
+
+// leavingIn counts the leaving nodes not being deleted.
+func (m *model) leavingIn(leaving map[*node]bool) int {
+	k := 0
+	for n, gone := range leaving {
+		if gone && !n.deleting {
+			k++
+		}
+	}
+	return k
+}
+
+// zoneCheck is what a ruling made with blocked zones read: the zones a
+// selector's counts blocked for a maxSkew. The ruling holds while they stay
+// blocked (blocking more only takes more room away).
+type zoneCheck struct {
+	key     string
+	z       string
+	skew    int
+	blocked []string
+	// nodes are the nodes z must keep (not being deleted) to stay a
+	// domain once the ruling's nodes leave.
+	nodes int
+}
+
+// holds: the zones are still blocked at the model's version (m.mu held).
+func (c zoneCheck) holds(m *model) bool {
+	if m.zoneNodes(c.z) < c.nodes {
+		return false
+	}
+	counts, ok := m.zoneCounts(c.key)
+	if !ok {
+		return false
+	}
+	for _, d := range c.blocked {
+		if counts[d] <= counts[c.z]+c.skew-2 {
+			return false
+		}
+	}
+	return true
+}
+
+// blockedZones returns the zones, other than z, p cannot land in after
+// leaving z (sorted; nil: none), and appends what it read to checks
+// (nodes: what z must keep, see zoneCheck).
+func (m *model) blockedZones(p *pod, z string, nodes int, checks *[]zoneCheck) []string {
+	spec := &p.obj.Spec
+	filtered := len(spec.NodeSelector) > 0 ||
+		(spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
+	var out []string
+	for i := range spec.TopologySpreadConstraints {
+		c := &spec.TopologySpreadConstraints[i]
+		if c.WhenUnsatisfiable != corev1.DoNotSchedule || c.TopologyKey != requirements.LabelTopologyZone ||
+			c.LabelSelector == nil || len(c.MatchLabelKeys) > 0 || c.MaxSkew < 1 ||
+			(c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor) ||
+			(filtered && (c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor)) {
+			continue
+		}
+		key, ok := m.compile(podSelector{namespaces: []string{p.ns}, sel: c.LabelSelector})
+		if !ok || !m.compiled[key].selects(p) {
+			continue
+		}
+		counts, ok := m.zoneCounts(key)
+		if !ok {
+			continue
+		}
+		var blocked []string
+		for d, n := range counts {
+			if d != z && n > counts[z]+int(c.MaxSkew)-2 {
+				blocked = append(blocked, d)
+			}
+		}
+		if len(blocked) > 0 {
+			slices.Sort(blocked)
+			*checks = append(*checks, zoneCheck{key: key, z: z, skew: int(c.MaxSkew), blocked: blocked, nodes: nodes})
+			out = append(out, blocked...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// zoneCounts counts, per zone, the active pods the compiled selector key
+// picks on the nodes not being deleted (ok false: one is on a node being
+// deleted). m.mu held.
+func (m *model) zoneCounts(key string) (map[string]int, bool) {
+	m.zoneCountsAt()
+	if counts, seen := m.zoneCount.byKey[key]; seen {
+		return counts, counts != nil
+	}
+	counts, ok := m.countZones(key)
+	m.zoneCount.byKey[key] = counts
+	return counts, ok
+}
+
+// zoneCountsAt drops the memo of an older model version.
+func (m *model) zoneCountsAt() {
+	if m.zoneCount.version != m.version || m.zoneCount.byKey == nil {
+		m.zoneCount = zoneCountState{version: m.version, byKey: map[string]map[string]int{}}
+	}
+}
+
+// zoneCountState memoises zoneCounts at one model version (nil counts:
+// not ok).
+// nodes counts the nodes not being deleted per zone.
+type zoneCountState struct {
+	version int
+	byKey   map[string]map[string]int
+	nodes   map[string]int
+	// movedOnly, once movedKnown, is model.movedOnly's answer.
+	movedOnly, movedKnown bool
+}
+
+func (m *model) countZones(key string) (map[string]int, bool) {
+	counts := map[string]int{}
+	for _, e := range m.selNodesOf(key) {
+		for _, q := range e.pods {
+			if !q.active() {
+				continue
+			}
+			if e.n.deleting {
+				return nil, false
+			}
+			if e.n.zone != "" {
+				counts[e.n.zone]++
+			}
+		}
+	}
+	return counts, true
+}
+
+// zoneClassRoom is classRoom for p's class without the nodes of the
+// blocked zones.
+func (m *model) zoneClassRoom(rs *roomState, p *pod, blocked []string) (*classRoom, string) {
+	key := p.classKey() + "\x00zones\x00" + strings.Join(blocked, ",")
+	if cr := rs.classes[key]; cr != nil {
+		return cr, key
+	}
+	all := m.classRoom(rs, p)
+	cr := &classRoom{total: make(vec, len(all.total)), admits: make([]bool, len(rs.nodes))}
+	for _, i := range all.admitted {
+		if slices.Contains(blocked, rs.nodes[i].zone) {
+			continue
+		}
+		cr.admitted = append(cr.admitted, i)
+		cr.admits[i] = true
+		cr.total.addPositive(rs.rooms[i])
+	}
+	rs.classes[key] = cr
+	return cr, key
+}

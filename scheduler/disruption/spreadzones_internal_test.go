@@ -1,0 +1,63 @@
+package disruption
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/internal/testutil"
+	"github.com/nodeplan/nodeplan/nodepool"
+)
+
+// TestZoneCountsFollowCommands: the zone counts a ruling of the checks
+// before simulating reads (spreadzones.go) are those of the model's
+// version, whichever of zoneNodes and zoneCounts asks first after a
+// command; and blockedZones blocks exactly the zones whose count exceeds
+// the leaving zone's by maxSkew − 1 or more.
+func TestZoneCountsFollowCommands(t *testing.T) {
+	b := &dmCluster{t: t}
+	web := map[string]int{"a1": 1, "a2": 1, "b1": 1, "b2": 1, "c1": 1}
+	for _, name := range []string{"a1", "a2", "b1", "b2", "c1"} {
+		b.claim(b.node(name, "default", "m7i.xlarge", "zone-"+name[:1]))
+		for i := range web[name] {
+			p := testutil.Pod(fmt.Sprintf("web-%s-%d", name, i)).CPU("100m").Label("app", "web").OwnedBy("ReplicaSet", "web").NodeName(name).
+				Spread("topology.kubernetes.io/zone", 1, corev1.DoNotSchedule, map[string]string{"app": "web"}).Obj()
+			p.Status.Phase = corev1.PodRunning
+			b.c.Pods = append(b.c.Pods, p)
+		}
+	}
+	m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
+	p := m.byName["a1"].pods[0]
+	sel := p.obj.Spec.TopologySpreadConstraints[0].LabelSelector
+	key, ok := m.compile(podSelector{namespaces: []string{p.ns}, sel: sel})
+	require.True(t, ok)
+
+	counts, ok := m.zoneCounts(key)
+	require.True(t, ok)
+	require.Equal(t, map[string]int{"zone-a": 2, "zone-b": 2, "zone-c": 1}, counts)
+	var checks []zoneCheck
+	// Leaving zone-a (2): zone-b (2) stays blocked, zone-c (1) does not.
+	require.Equal(t, []string{"zone-b"}, m.blockedZones(p, "zone-a", 2, &checks))
+	require.Len(t, checks, 1)
+	require.True(t, checks[0].holds(m))
+
+	// A command removes b2 (its pod goes): zone-b counts 1 at the next
+	// version, and the ruling that blocked zone-b no longer holds.
+	m.remove(m.byName["b2"], 1)
+	m.version++
+	require.Equal(t, 2, m.zoneNodes("zone-a"))
+	counts, ok = m.zoneCounts(key)
+	require.True(t, ok)
+	require.Equal(t, map[string]int{"zone-a": 2, "zone-b": 1, "zone-c": 1}, counts)
+	require.False(t, checks[0].holds(m))
+	require.Empty(t, m.blockedZones(p, "zone-a", 2, &checks))
+
+	// A node being deleted that holds a picked pod: no counts, no ruling.
+	m.byName["c1"].deleting = true
+	m.version++
+	_, ok = m.zoneCounts(key)
+	require.False(t, ok)
+}
