@@ -577,10 +577,11 @@ type baseline struct {
 // packable picks, in order, at most n candidates whose movable pods all
 // find room on the nodes that stay, as the checks before a simulation see
 // nodes (prefilter.go: room, taints, labels): each pod goes to the first
-// node that admits it and has room left by the pods placed before it, and
-// a candidate that received pods stays. It is a guess to start the subset
-// from (topology and the simulation's own order decide): the simulation
-// checks it.
+// node that admits it, has room left by the pods placed before it, and is
+// in a zone its required zone spreads allow with the pods of the picked
+// candidates taken away and those placed before it counted (skews), and a
+// candidate that received pods stays. It is a guess to start the subset
+// from (Solve's own order decides): the simulation checks it.
 func (m *model) packable(order []*candidate, n int) []*candidate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -593,6 +594,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 	}
 	leaving := make([]bool, len(rs.nodes))
 	used := make([]bool, len(rs.nodes))
+	sk := skews{m: m, counts: map[string]map[string]int{}}
 	var out []*candidate
 	for _, c := range order {
 		if len(out) == n {
@@ -602,7 +604,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 		if !ok || used[self] {
 			continue
 		}
-		if took, ok := m.packPods(rs, c, self, left, leaving); ok {
+		if took, ok := m.packPods(rs, c, self, left, leaving, &sk); ok {
 			for _, i := range took {
 				used[i] = true
 			}
@@ -614,18 +616,23 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 }
 
 // packPods places a candidate's movable pods first-fit in left (not on
-// itself nor on a leaving node) and returns the nodes used; on failure
-// left is as it was.
-func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leaving []bool) ([]int, bool) {
+// itself nor on a leaving node, nor in a zone sk refuses) and returns the
+// nodes used; on failure left and sk are as they were.
+func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leaving []bool, sk *skews) ([]int, bool) {
 	type placed struct {
 		i int
 		v vec
 	}
 	var done []placed
+	mark := len(sk.log)
 	undo := func() {
 		for _, p := range done {
 			left[p.i].add(p.v)
 		}
+		sk.undo(mark)
+	}
+	for _, p := range c.movable {
+		sk.move(p, c.n.zone, -1)
 	}
 	for _, p := range c.movable {
 		v, ok := m.placeVec(p)
@@ -635,7 +642,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		}
 		at := -1
 		for _, i := range m.classRoom(rs, p).admitted {
-			if i != self && !leaving[i] && v.within(left[i]) {
+			if i != self && !leaving[i] && v.within(left[i]) && sk.allows(p, rs.nodes[i].zone) {
 				at = i
 				break
 			}
@@ -645,6 +652,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 			return nil, false
 		}
 		left[at].sub(v)
+		sk.move(p, rs.nodes[at].zone, 1)
 		done = append(done, placed{at, v})
 	}
 	out := make([]int, len(done))

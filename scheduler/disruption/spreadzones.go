@@ -1,6 +1,8 @@
 package disruption
 
 import (
+	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -110,10 +112,52 @@ func (c zoneCheck) holds(m *model) bool {
 // leaving z (sorted; nil: none), and appends what it read to checks
 // (nodes: what z must keep, see zoneCheck).
 func (m *model) blockedZones(p *pod, z string, nodes int, checks *[]zoneCheck) []string {
+	var out []string
+	for _, sp := range m.zoneSpreads(p) {
+		counts, ok := m.zoneCounts(sp.key)
+		if !ok {
+			continue
+		}
+		var blocked []string
+		for d, n := range counts {
+			if d != z && n > counts[z]+sp.skew-2 {
+				blocked = append(blocked, d)
+			}
+		}
+		if len(blocked) > 0 {
+			slices.Sort(blocked)
+			*checks = append(*checks, zoneCheck{key: sp.key, z: z, skew: sp.skew, blocked: blocked, nodes: nodes})
+			out = append(out, blocked...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// zoneSpread is a required zone spread of a pod the argument above reads:
+// its compiled selector and maxSkew.
+type zoneSpread struct {
+	key  string
+	skew int
+}
+
+// zoneSpreads are p's required zone spreads whose counts spreadzones.go
+// can read: DoNotSchedule on the zone, no matchLabelKeys, the pod picked
+// by its own selector, every node counted (no node filter honoured, taints
+// not honoured). Read once per pod (its spec is never written, and
+// compile's keys hold for the plan). m.mu held.
+func (m *model) zoneSpreads(p *pod) []zoneSpread {
+	if !p.zoneSpreadsKnown {
+		p.zoneSpreads, p.zoneSpreadsKnown = m.readZoneSpreads(p), true
+	}
+	return p.zoneSpreads
+}
+
+func (m *model) readZoneSpreads(p *pod) []zoneSpread {
 	spec := &p.obj.Spec
 	filtered := len(spec.NodeSelector) > 0 ||
 		(spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
-	var out []string
+	var out []zoneSpread
 	for i := range spec.TopologySpreadConstraints {
 		c := &spec.TopologySpreadConstraints[i]
 		if c.WhenUnsatisfiable != corev1.DoNotSchedule || c.TopologyKey != requirements.LabelTopologyZone ||
@@ -126,24 +170,75 @@ func (m *model) blockedZones(p *pod, z string, nodes int, checks *[]zoneCheck) [
 		if !ok || !m.compiled[key].selects(p) {
 			continue
 		}
-		counts, ok := m.zoneCounts(key)
-		if !ok {
-			continue
-		}
-		var blocked []string
-		for d, n := range counts {
-			if d != z && n > counts[z]+int(c.MaxSkew)-2 {
-				blocked = append(blocked, d)
-			}
-		}
-		if len(blocked) > 0 {
-			slices.Sort(blocked)
-			*checks = append(*checks, zoneCheck{key: key, z: z, skew: int(c.MaxSkew), blocked: blocked, nodes: nodes})
-			out = append(out, blocked...)
+		out = append(out, zoneSpread{key: key, skew: int(c.MaxSkew)})
+	}
+	return out
+}
+
+// skews follows, for packable's guess, the zone counts of the required
+// zone spreads of the pods it moves: pods taken from their zone, pods
+// placed in one (a copy of zoneCounts per selector, and a log to undo).
+type skews struct {
+	m      *model
+	counts map[string]map[string]int
+	log    []skewChange
+}
+
+type skewChange struct {
+	key, zone string
+	delta     int
+}
+
+// of returns the counts of a selector (nil: not counted).
+func (sk *skews) of(key string) map[string]int {
+	if c, ok := sk.counts[key]; ok {
+		return c
+	}
+	base, ok := sk.m.zoneCounts(key)
+	var c map[string]int
+	if ok {
+		c = maps.Clone(base)
+	}
+	sk.counts[key] = c
+	return c
+}
+
+// move counts p in or out of a zone for each of its spreads.
+func (sk *skews) move(p *pod, zone string, delta int) {
+	for _, sp := range sk.m.zoneSpreads(p) {
+		if c := sk.of(sp.key); c != nil && zone != "" {
+			c[zone] += delta
+			sk.log = append(sk.log, skewChange{sp.key, zone, delta})
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+}
+
+// undo takes back the moves after the log's mark.
+func (sk *skews) undo(mark int) {
+	for i := len(sk.log) - 1; i >= mark; i-- {
+		ch := sk.log[i]
+		sk.counts[ch.key][ch.zone] -= ch.delta
+	}
+	sk.log = sk.log[:mark]
+}
+
+// allows: p placed in zone keeps every spread's skew within its maxSkew
+// (the least count over the zones counted).
+func (sk *skews) allows(p *pod, zone string) bool {
+	for _, sp := range sk.m.zoneSpreads(p) {
+		c := sk.of(sp.key)
+		if c == nil || zone == "" {
+			continue
+		}
+		least := math.MaxInt
+		for _, n := range c {
+			least = min(least, n)
+		}
+		if c[zone]+1-least > sp.skew {
+			return false
+		}
+	}
+	return true
 }
 
 // zoneCounts counts, per zone, the active pods the compiled selector key
