@@ -594,7 +594,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 	}
 	leaving := make([]bool, len(rs.nodes))
 	used := make([]bool, len(rs.nodes))
-	sk := skews{m: m, counts: map[string]map[string]int{}}
+	sk := skews{m: m, counts: map[string]map[string]int{}, start: map[string]*startAt{}}
 	var out []*candidate
 	for _, c := range order {
 		if len(out) == n {
@@ -628,6 +628,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 	undo := func() {
 		for _, p := range done {
 			left[p.i].add(p.v)
+			sk.restored(p.i)
 		}
 		sk.undo(mark)
 	}
@@ -641,8 +642,23 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 			return nil, false
 		}
 		at := -1
-		for _, i := range m.classRoom(rs, p).admitted {
-			if i != self && !leaving[i] && v.within(left[i]) && sk.allows(p, rs.nodes[i].zone) {
+		zoneOK := map[string]bool{} // sk.allows by zone, for this pod
+		admitted := m.classRoom(rs, p).admitted
+		st := sk.startOf(p, v, admitted)
+		for st.from < len(admitted) && (leaving[admitted[st.from]] || !v.within(left[admitted[st.from]])) {
+			st.from++ // room only shrinks while no candidate fails
+		}
+		for _, i := range admitted[st.from:] {
+			if i == self || leaving[i] || !v.within(left[i]) {
+				continue
+			}
+			z := rs.nodes[i].zone
+			ok, seen := zoneOK[z]
+			if !seen {
+				ok = sk.allows(p, z)
+				zoneOK[z] = ok
+			}
+			if ok {
 				at = i
 				break
 			}

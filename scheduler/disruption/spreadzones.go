@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"encoding/binary"
 	"maps"
 	"math"
 	"slices"
@@ -182,6 +183,40 @@ type skews struct {
 	m      *model
 	counts map[string]map[string]int
 	log    []skewChange
+	// start is, per class of pods and requests (startKey), the position
+	// in the class's admitted nodes before which no node is left with
+	// room for such a pod (a failed candidate's undo moves it back).
+	start map[string]*startAt
+}
+
+// startAt is a start position in a class's admitted nodes.
+type startAt struct {
+	from     int
+	admitted []int
+}
+
+// startOf returns the start of a pod's class and requests.
+func (sk *skews) startOf(p *pod, v vec, admitted []int) *startAt {
+	b := []byte(p.classKey())
+	for _, x := range v {
+		b = binary.AppendVarint(b, x)
+	}
+	st := sk.start[string(b)]
+	if st == nil {
+		st = &startAt{admitted: admitted}
+		sk.start[string(b)] = st
+	}
+	return st
+}
+
+// restored moves every start back to the position of a node given room
+// again (an index into roomState.nodes) or before.
+func (sk *skews) restored(i int) {
+	for _, st := range sk.start {
+		if j, _ := slices.BinarySearch(st.admitted, i); st.from > j {
+			st.from = j
+		}
+	}
 }
 
 type skewChange struct {
