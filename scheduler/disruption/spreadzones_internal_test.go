@@ -61,3 +61,47 @@ func TestZoneCountsFollowCommands(t *testing.T) {
 	_, ok = m.zoneCounts(key)
 	require.False(t, ok)
 }
+
+// TestPackableFollowsZoneSpreads: the global search's subset guess does
+// not empty a node whose spread pod has room only in a zone its spread
+// blocks (web pods even over two zones: a1's pod must stay in zone-a, where
+// a2 is full), and does once zone-a holds more of them than zone-b.
+func TestPackableFollowsZoneSpreads(t *testing.T) {
+	for _, extra := range []int{0, 1} {
+		b := &dmCluster{t: t}
+		web := func(name, node, cpu string) {
+			p := testutil.Pod(name).CPU(cpu).Label("app", "web").OwnedBy("ReplicaSet", "web").NodeName(node).
+				Spread("topology.kubernetes.io/zone", 1, corev1.DoNotSchedule, map[string]string{"app": "web"}).Obj()
+			p.Status.Phase = corev1.PodRunning
+			b.c.Pods = append(b.c.Pods, p)
+		}
+		for _, name := range []string{"a1", "a2", "b1"} {
+			b.claim(b.node(name, "default", "m7i.xlarge", "zone-"+name[:1]))
+		}
+		web("web-a1", "a1", "1")
+		web("web-b1", "b1", "1")
+		fill := 3900 // a2 full: m7i.xlarge has 4 cpu
+		for i := range extra {
+			web(fmt.Sprintf("web-a2-%d", i), "a2", "1")
+			fill -= 1000
+		}
+		filler := testutil.Pod("filler").CPU(fmt.Sprintf("%dm", fill)).OwnedBy("ReplicaSet", "fill").NodeName("a2").Obj()
+		filler.Status.Phase = corev1.PodRunning
+		b.c.Pods = append(b.c.Pods, filler)
+		m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
+		cands, _ := m.consolidationCandidates()
+		var a1 []*candidate
+		for _, c := range cands {
+			if c.n.name == "a1" {
+				a1 = append(a1, c)
+			}
+		}
+		require.Len(t, a1, 1)
+		got := m.packable(a1, 1)
+		if extra == 0 {
+			require.Empty(t, got, "web-a1 may not leave zone-a, where a2 is full")
+		} else {
+			require.Equal(t, a1, got, "zone-a holds 2 web pods, zone-b 1: web-a1 may go to b1")
+		}
+	}
+}
