@@ -524,7 +524,6 @@ func (p *pod) classKey() string {
 	return p.admitKey
 }
 
-// noTypeFor is the price half of the check: nil when some instance type
 // noTypeFor is the NodeClaim half of the check: nil when one NodeClaim
 // could hold the need and pass the price filter. The NodeClaim is of one
 // NodePool that every class with a need may use (mayUse), so of one of
