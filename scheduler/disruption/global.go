@@ -577,11 +577,13 @@ type baseline struct {
 // packable picks, in order, at most n candidates whose movable pods all
 // find room on the nodes that stay, as the checks before a simulation see
 // nodes (prefilter.go: room, taints, labels): each pod goes to the first
-// node that admits it, has room left by the pods placed before it, and is
-// in a zone its required zone spreads allow with the pods of the picked
-// candidates taken away and those placed before it counted (skews), and a
-// candidate that received pods stays. It is a guess to start the subset
-// from (Solve's own order decides): the simulation checks it.
+// node that admits it, has room left by the pods placed before it, is in
+// a zone its required zone spreads allow with the pods of the picked
+// candidates taken away and those placed before it counted (skews), and
+// holds no pod a required anti-affinity term of either selects (by node,
+// whatever the term's key); a candidate that received pods stays. It is a
+// guess to start the subset from (Solve's own order decides): the
+// simulation checks it.
 func (m *model) packable(order []*candidate, n int) []*candidate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -594,7 +596,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 	}
 	leaving := make([]bool, len(rs.nodes))
 	used := make([]bool, len(rs.nodes))
-	sk := skews{m: m, counts: map[string]map[string]int{}, start: map[string]*startAt{}}
+	sk := skews{m: m, counts: map[string]map[string]int{}, start: map[string]*startAt{}, placed: map[int][]*pod{}}
 	var out []*candidate
 	for _, c := range order {
 		if len(out) == n {
@@ -629,6 +631,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		for _, p := range done {
 			left[p.i].add(p.v)
 			sk.restored(p.i)
+			sk.placed[p.i] = sk.placed[p.i][:len(sk.placed[p.i])-1]
 		}
 		sk.undo(mark)
 	}
@@ -643,13 +646,14 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		}
 		at := -1
 		zoneOK := map[string]bool{} // sk.allows by zone, for this pod
+		anti := hasAnti(p, m)
 		admitted := m.classRoom(rs, p).admitted
 		st := sk.startOf(p, v, admitted)
 		for st.from < len(admitted) && (leaving[admitted[st.from]] || !v.within(left[admitted[st.from]])) {
 			st.from++ // room only shrinks while no candidate fails
 		}
 		for _, i := range admitted[st.from:] {
-			if i == self || leaving[i] || !v.within(left[i]) {
+			if i == self || leaving[i] || !v.within(left[i]) || (anti && sk.repels(p, rs.nodes[i], i)) {
 				continue
 			}
 			z := rs.nodes[i].zone
@@ -669,6 +673,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		}
 		left[at].sub(v)
 		sk.move(p, rs.nodes[at].zone, 1)
+		sk.placed[at] = append(sk.placed[at], p)
 		done = append(done, placed{at, v})
 	}
 	out := make([]int, len(done))

@@ -187,6 +187,39 @@ type skews struct {
 	// in the class's admitted nodes before which no node is left with
 	// room for such a pod (a failed candidate's undo moves it back).
 	start map[string]*startAt
+	// placed are the pods the guess put on each node (by index into
+	// roomState.nodes), for repels.
+	placed map[int][]*pod
+}
+
+// hasAnti: some pod of the cluster has a required anti-affinity term (and
+// the guess checks them), or p has one.
+func hasAnti(p *pod, m *model) bool {
+	return len(p.antiTerms()) > 0 || len(m.antiAffinity()) > 0
+}
+
+// repels: p and a pod on n (or put there by the guess) may not share the
+// node: a required anti-affinity term of one selects the other.
+func (sk *skews) repels(p *pod, n *node, i int) bool {
+	check := func(q *pod) bool {
+		for _, t := range p.antiTerms() {
+			if t.selects(q) {
+				return true
+			}
+		}
+		for _, t := range q.antiTerms() {
+			if t.selects(p) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, q := range n.pods {
+		if q.active() && check(q) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(sk.placed[i], check)
 }
 
 // startAt is a start position in a class's admitted nodes.

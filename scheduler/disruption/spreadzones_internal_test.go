@@ -105,3 +105,39 @@ func TestPackableFollowsZoneSpreads(t *testing.T) {
 		}
 	}
 }
+
+// TestPackableKeepsAntiAffinity: the subset guess does not put a pod on a
+// node holding a pod its required anti-affinity repels (db pods one per
+// node), and does when the node holds none.
+func TestPackableKeepsAntiAffinity(t *testing.T) {
+	for _, dbOnB := range []bool{true, false} {
+		b := &dmCluster{t: t}
+		db := func(name, node string) {
+			p := testutil.Pod(name).CPU("1").Label("app", "db").OwnedBy("StatefulSet", "db").NodeName(node).
+				PodAntiAffinity("kubernetes.io/hostname", map[string]string{"app": "db"}).Obj()
+			p.Status.Phase = corev1.PodRunning
+			b.c.Pods = append(b.c.Pods, p)
+		}
+		for _, name := range []string{"a1", "b1"} {
+			b.claim(b.node(name, "default", "m7i.xlarge", "zone-a"))
+		}
+		db("db-0", "a1")
+		if dbOnB {
+			db("db-1", "b1")
+		}
+		m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
+		cands, _ := m.consolidationCandidates()
+		var a1 []*candidate
+		for _, c := range cands {
+			if c.n.name == "a1" {
+				a1 = append(a1, c)
+			}
+		}
+		require.Len(t, a1, 1)
+		if got := m.packable(a1, 1); dbOnB {
+			require.Empty(t, got, "db-0 may not join db-1 on b1")
+		} else {
+			require.Equal(t, a1, got)
+		}
+	}
+}
