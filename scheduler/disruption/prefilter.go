@@ -215,8 +215,7 @@ func (m *model) cannotReplace(cands []*candidate) *why {
 type preEntry struct {
 	w              *why
 	added, pending int
-	// zoned are the zone spreads' counts the ruling read (need.zoned),
-	// and z the zone its nodes leave.
+	// zoned are the zone spreads' counts the ruling read (need.zoned).
 	zoned []zoneCheck
 }
 
