@@ -89,14 +89,7 @@ func TestPackableFollowsZoneSpreads(t *testing.T) {
 		filler.Status.Phase = corev1.PodRunning
 		b.c.Pods = append(b.c.Pods, filler)
 		m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
-		cands, _ := m.consolidationCandidates()
-		var a1 []*candidate
-		for _, c := range cands {
-			if c.n.name == "a1" {
-				a1 = append(a1, c)
-			}
-		}
-		require.Len(t, a1, 1)
+		a1 := candidateNamed(t, m, "a1")
 		got := m.packable(a1, 1)
 		if extra == 0 {
 			require.Empty(t, got, "web-a1 may not leave zone-a, where a2 is full")
@@ -126,18 +119,25 @@ func TestPackableKeepsAntiAffinity(t *testing.T) {
 			db("db-1", "b1")
 		}
 		m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
-		cands, _ := m.consolidationCandidates()
-		var a1 []*candidate
-		for _, c := range cands {
-			if c.n.name == "a1" {
-				a1 = append(a1, c)
-			}
-		}
-		require.Len(t, a1, 1)
+		a1 := candidateNamed(t, m, "a1")
 		if got := m.packable(a1, 1); dbOnB {
 			require.Empty(t, got, "db-0 may not join db-1 on b1")
 		} else {
 			require.Equal(t, a1, got)
 		}
 	}
+}
+
+// candidateNamed returns the model's consolidation candidate of a node, as
+// the one-element list packable takes.
+func candidateNamed(t *testing.T, m *model, name string) []*candidate {
+	t.Helper()
+	cands, _ := m.consolidationCandidates()
+	for _, c := range cands {
+		if c.n.name == name {
+			return []*candidate{c}
+		}
+	}
+	t.Fatalf("node %s is no candidate", name)
+	return nil
 }
