@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"cmp"
+	"encoding/binary"
 	"maps"
 	"slices"
 	"strings"
@@ -579,7 +580,7 @@ type baseline struct {
 // nodes (prefilter.go: room, taints, labels): each pod goes to the first
 // node that admits it, has room left by the pods placed before it, is in
 // a zone its required zone spreads allow with the pods of the picked
-// candidates taken away and those placed before it counted (skews), and
+// candidates taken away and those placed before it counted (packState), and
 // holds no pod a required anti-affinity term of either selects (by node,
 // whatever the term's key); a candidate that received pods stays. It is a
 // guess to start the subset from (Solve's own order decides): the
@@ -596,7 +597,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 	}
 	leaving := make([]bool, len(rs.nodes))
 	used := make([]bool, len(rs.nodes))
-	sk := skews{m: m, counts: map[string]map[string]int{}, start: map[string]*startAt{}, placed: map[int][]*pod{}}
+	sk := newPackState(m)
 	var out []*candidate
 	for _, c := range order {
 		if len(out) == n {
@@ -606,7 +607,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 		if !ok || used[self] {
 			continue
 		}
-		if took, ok := m.packPods(rs, c, self, left, leaving, &sk); ok {
+		if took, ok := m.packPods(rs, c, self, left, leaving, sk); ok {
 			for _, i := range took {
 				used[i] = true
 			}
@@ -618,9 +619,9 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 }
 
 // packPods places a candidate's movable pods first-fit in left (not on
-// itself nor on a leaving node, nor in a zone sk refuses) and returns the
+// itself nor on a leaving node, nor where sk refuses it) and returns the
 // nodes used; on failure left and sk are as they were.
-func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leaving []bool, sk *skews) ([]int, bool) {
+func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leaving []bool, sk *packState) ([]int, bool) {
 	type placed struct {
 		i int
 		v vec
@@ -646,7 +647,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		}
 		at := -1
 		zoneOK := map[string]bool{} // sk.allows by zone, for this pod
-		anti := hasAnti(p, m)
+		anti := antiBound(p, m)
 		admitted := m.classRoom(rs, p).admitted
 		st := sk.startOf(p, v, admitted)
 		for st.from < len(admitted) && (leaving[admitted[st.from]] || !v.within(left[admitted[st.from]])) {
@@ -681,4 +682,85 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		out[k] = p.i
 	}
 	return out, true
+}
+
+// packState is what packable's guess keeps while it packs: the zone
+// counts of the moved pods' required zone spreads (a copy of zoneCounts
+// per selector, and a log to undo; spreadzones.go), each class's first-fit
+// start, and the pods put on each node.
+type packState struct {
+	m      *model
+	counts map[string]map[string]int
+	log    []skewChange
+	// start is, per class of pods and requests (startOf), the position
+	// in the class's admitted nodes before which no node is left with
+	// room for such a pod (a failed candidate's undo moves it back).
+	start map[string]*startAt
+	// placed are the pods the guess put on each node (by index into
+	// roomState.nodes), for repels.
+	placed map[int][]*pod
+}
+
+func newPackState(m *model) *packState {
+	return &packState{m: m, counts: map[string]map[string]int{}, start: map[string]*startAt{}, placed: map[int][]*pod{}}
+}
+
+// antiBound: p has a required anti-affinity term, or one of the
+// cluster's selects it (repels may refuse it a node).
+func antiBound(p *pod, m *model) bool {
+	return len(p.antiTerms()) > 0 || m.repelled(p)
+}
+
+// repels: p and a pod on n (or put there by the guess) may not share the
+// node: a required anti-affinity term of one selects the other.
+func (sk *packState) repels(p *pod, n *node, i int) bool {
+	check := func(q *pod) bool {
+		for _, t := range p.antiTerms() {
+			if t.selects(q) {
+				return true
+			}
+		}
+		for _, t := range q.antiTerms() {
+			if t.selects(p) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, q := range n.pods {
+		if q.active() && check(q) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(sk.placed[i], check)
+}
+
+// startAt is a start position in a class's admitted nodes.
+type startAt struct {
+	from     int
+	admitted []int
+}
+
+// startOf returns the start of a pod's class and requests.
+func (sk *packState) startOf(p *pod, v vec, admitted []int) *startAt {
+	b := []byte(p.classKey())
+	for _, x := range v {
+		b = binary.AppendVarint(b, x)
+	}
+	st := sk.start[string(b)]
+	if st == nil {
+		st = &startAt{admitted: admitted}
+		sk.start[string(b)] = st
+	}
+	return st
+}
+
+// restored moves every start back to the position of a node given room
+// again (an index into roomState.nodes) or before.
+func (sk *packState) restored(i int) {
+	for _, st := range sk.start {
+		if j, _ := slices.BinarySearch(st.admitted, i); st.from > j {
+			st.from = j
+		}
+	}
 }

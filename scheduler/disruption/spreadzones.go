@@ -1,7 +1,6 @@
 package disruption
 
 import (
-	"encoding/binary"
 	"maps"
 	"math"
 	"slices"
@@ -156,8 +155,7 @@ func (m *model) zoneSpreads(p *pod) []zoneSpread {
 
 func (m *model) readZoneSpreads(p *pod) []zoneSpread {
 	spec := &p.obj.Spec
-	filtered := len(spec.NodeSelector) > 0 ||
-		(spec.Affinity != nil && spec.Affinity.NodeAffinity != nil && spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
+	filtered := nodeFiltered(spec)
 	var out []zoneSpread
 	for i := range spec.TopologySpreadConstraints {
 		c := &spec.TopologySpreadConstraints[i]
@@ -176,89 +174,14 @@ func (m *model) readZoneSpreads(p *pod) []zoneSpread {
 	return out
 }
 
-// skews follows, for packable's guess, the zone counts of the required
-// zone spreads of the pods it moves: pods taken from their zone, pods
-// placed in one (a copy of zoneCounts per selector, and a log to undo).
-type skews struct {
-	m      *model
-	counts map[string]map[string]int
-	log    []skewChange
-	// start is, per class of pods and requests (startKey), the position
-	// in the class's admitted nodes before which no node is left with
-	// room for such a pod (a failed candidate's undo moves it back).
-	start map[string]*startAt
-	// placed are the pods the guess put on each node (by index into
-	// roomState.nodes), for repels.
-	placed map[int][]*pod
-}
-
-// hasAnti: some pod of the cluster has a required anti-affinity term (and
-// the guess checks them), or p has one.
-func hasAnti(p *pod, m *model) bool {
-	return len(p.antiTerms()) > 0 || len(m.antiAffinity()) > 0
-}
-
-// repels: p and a pod on n (or put there by the guess) may not share the
-// node: a required anti-affinity term of one selects the other.
-func (sk *skews) repels(p *pod, n *node, i int) bool {
-	check := func(q *pod) bool {
-		for _, t := range p.antiTerms() {
-			if t.selects(q) {
-				return true
-			}
-		}
-		for _, t := range q.antiTerms() {
-			if t.selects(p) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, q := range n.pods {
-		if q.active() && check(q) {
-			return true
-		}
-	}
-	return slices.ContainsFunc(sk.placed[i], check)
-}
-
-// startAt is a start position in a class's admitted nodes.
-type startAt struct {
-	from     int
-	admitted []int
-}
-
-// startOf returns the start of a pod's class and requests.
-func (sk *skews) startOf(p *pod, v vec, admitted []int) *startAt {
-	b := []byte(p.classKey())
-	for _, x := range v {
-		b = binary.AppendVarint(b, x)
-	}
-	st := sk.start[string(b)]
-	if st == nil {
-		st = &startAt{admitted: admitted}
-		sk.start[string(b)] = st
-	}
-	return st
-}
-
-// restored moves every start back to the position of a node given room
-// again (an index into roomState.nodes) or before.
-func (sk *skews) restored(i int) {
-	for _, st := range sk.start {
-		if j, _ := slices.BinarySearch(st.admitted, i); st.from > j {
-			st.from = j
-		}
-	}
-}
-
+// skewChange is a move packState logged, to undo.
 type skewChange struct {
 	key, zone string
 	delta     int
 }
 
 // of returns the counts of a selector (nil: not counted).
-func (sk *skews) of(key string) map[string]int {
+func (sk *packState) of(key string) map[string]int {
 	if c, ok := sk.counts[key]; ok {
 		return c
 	}
@@ -272,7 +195,7 @@ func (sk *skews) of(key string) map[string]int {
 }
 
 // move counts p in or out of a zone for each of its spreads.
-func (sk *skews) move(p *pod, zone string, delta int) {
+func (sk *packState) move(p *pod, zone string, delta int) {
 	for _, sp := range sk.m.zoneSpreads(p) {
 		if c := sk.of(sp.key); c != nil && zone != "" {
 			c[zone] += delta
@@ -282,7 +205,7 @@ func (sk *skews) move(p *pod, zone string, delta int) {
 }
 
 // undo takes back the moves after the log's mark.
-func (sk *skews) undo(mark int) {
+func (sk *packState) undo(mark int) {
 	for i := len(sk.log) - 1; i >= mark; i-- {
 		ch := sk.log[i]
 		sk.counts[ch.key][ch.zone] -= ch.delta
@@ -292,7 +215,7 @@ func (sk *skews) undo(mark int) {
 
 // allows: p placed in zone keeps every spread's skew within its maxSkew
 // (the least count over the zones counted).
-func (sk *skews) allows(p *pod, zone string) bool {
+func (sk *packState) allows(p *pod, zone string) bool {
 	for _, sp := range sk.m.zoneSpreads(p) {
 		c := sk.of(sp.key)
 		if c == nil || zone == "" {
@@ -329,9 +252,8 @@ func (m *model) zoneCountsAt() {
 	}
 }
 
-// zoneCountState memoises zoneCounts at one model version (nil counts:
-// not ok).
-// nodes counts the nodes not being deleted per zone.
+// zoneCountState memoises, at one model version, zoneCounts (by key; nil
+// counts: not ok) and zoneNodes (nodes).
 type zoneCountState struct {
 	version int
 	byKey   map[string]map[string]int

@@ -55,7 +55,7 @@ func (m *model) zoneOnly(pods []*simPod, rel relSet) bool {
 		if len(s.TopologySpreadConstraints) == 0 {
 			continue
 		}
-		if len(s.NodeSelector) > 0 || (s.Affinity != nil && s.Affinity.NodeAffinity != nil && s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil) {
+		if nodeFiltered(s) {
 			return false
 		}
 		for _, c := range s.TopologySpreadConstraints {
@@ -72,6 +72,13 @@ func (m *model) zoneOnly(pods []*simPod, rel relSet) bool {
 		}
 	}
 	return true
+}
+
+// nodeFiltered: the pod has a node selector or a required node affinity
+// (its spreads count only the nodes they match, by default).
+func nodeFiltered(s *corev1.PodSpec) bool {
+	return len(s.NodeSelector) > 0 ||
+		(s.Affinity != nil && s.Affinity.NodeAffinity != nil && s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil)
 }
 
 // antiByZone: every required anti-affinity term of the pod is by zone or
