@@ -139,7 +139,7 @@ func (s *solver) makeRoom(pp *pending, a attempt, en *existingNode, budget *int)
 // takeOffExisting removes pp from its existing node, topology counts
 // included.
 func (s *solver) takeOffExisting(pp *pending, a attempt) {
-	host := topology.Host{Node: pp.node.topo}
+	host := topology.Host{Node: pp.node.topo, NodeDomains: &pp.node.doms}
 	s.topo.Unrecord(pp.cls.topo, a.active, &host)
 	s.unplaceExisting(pp)
 }

@@ -344,7 +344,7 @@ func (s *solver) existingAdmits(a attempt, en *existingNode) bool {
 	if _, clash := portsConflict(en.ports, c.ports); clash {
 		return false
 	}
-	host := topology.Host{Node: en.topo}
+	host := topology.Host{Node: en.topo, NodeDomains: &en.doms}
 	_, v := s.topo.Check(c.topo, a.active, &host, nil)
 	return v == nil
 }
@@ -358,7 +358,7 @@ func (s *solver) putExisting(pp *pending, a attempt, en *existingNode) {
 	pp.node = en
 	c.placedN++
 	pp.att = placedAttempt{alt: a.alt, level: a.level, reqID: a.reqID}
-	host := topology.Host{Node: en.topo}
+	host := topology.Host{Node: en.topo, NodeDomains: &en.doms}
 	s.topo.Record(c.topo, a.active, &host)
 }
 

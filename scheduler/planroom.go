@@ -70,7 +70,7 @@ func (s *solver) roomOnHosts(pp *pending, a attempt, budget *int) (*roomTry, boo
 		if *budget <= 0 {
 			return nil, false
 		}
-		if len(en.placed) == 0 || !s.existingStatic(a, en) || !s.topoAllows(a, topology.Host{Node: en.topo}) {
+		if len(en.placed) == 0 || !s.existingStatic(a, en) || !s.topoAllows(a, topology.Host{Node: en.topo, NodeDomains: &en.doms}) {
 			continue
 		}
 		*budget--

@@ -99,6 +99,9 @@ type existingNode struct {
 	ports  []hostPort
 	pool   *pool
 	placed []*pending
+	// doms keeps the node's domains in this plan's tracker (each plan has
+	// its own: freshInto clears it).
+	doms topology.NodeDomains
 }
 
 // nodeBase is what an existing node is for every plan of a solve, and of

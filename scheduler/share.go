@@ -90,7 +90,7 @@ func (s *solver) volumes() *topology.Volumes {
 func (en *existingNode) freshInto(c *existingNode, pools []*pool) *existingNode {
 	*c = *en
 	c.ports = slices.Clone(en.ports)
-	c.placed = nil
+	c.placed, c.doms = nil, topology.NodeDomains{}
 	if pools != nil && en.pool != nil {
 		c.pool = pools[en.pool.idx]
 	}

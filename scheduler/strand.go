@@ -50,7 +50,7 @@ func (s *solver) unstrand() {
 // hostOf is the topology view of where pp is placed.
 func (s *solver) hostOf(pp *pending) topology.Host {
 	if en := pp.node; en != nil {
-		return topology.Host{Node: en.topo}
+		return topology.Host{Node: en.topo, NodeDomains: &en.doms}
 	}
 	cl := pp.claim
 	return s.claimHost(cl)

@@ -492,7 +492,7 @@ func (t *Tracker) hostNodeDomain(ks *keyState, h *Host) (int32, bool) {
 		return t.nodeDomain(ks, h.Node)
 	}
 	if c.t != t {
-		c.t, c.doms = t, c.doms[:0]
+		c.t, c.doms = t, nil // a fresh array: a copied NodeDomains may share the old one
 	}
 	for _, nd := range c.doms {
 		if nd.ks == ks {
