@@ -46,6 +46,7 @@ type consolidateFlags struct {
 	search       string
 	next         bool
 	minSavings   string
+	prefer       string
 	spotToSpot   bool
 	spotMinTypes int
 	output       string
@@ -61,6 +62,7 @@ func (f *consolidateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.search, "search", string(disruption.SearchKarpenter), "karpenter: Karpenter's search; global: subsets, m→n replacements, NodePools apart, --min-savings (same safety rules)")
 	fs.BoolVar(&f.next, "next", false, "print only the first command: what Karpenter would do now")
 	fs.StringVar(&f.minSavings, "min-savings", "", "with --search global, the least a command must save: $/h (\"0.05\") or a share of the price of the nodes it disrupts (\"10%\")")
+	fs.StringVar(&f.prefer, "prefer", "", "with --search global, what to favour when a lower end price needs more disrupted nodes: fewer-disruptions (default) or lower-price (converges twice, keeps the cheaper end)")
 	fs.BoolVar(&f.spotToSpot, "spot-to-spot", false, "turn on Karpenter's SpotToSpotConsolidation feature gate (a spot node may be replaced by a cheaper spot node)")
 	fs.IntVar(&f.spotMinTypes, "spot-to-spot-min-types", disruption.DefaultSpotToSpotMinTypes, "the cheaper spot instance types a single spot node needs before it is replaced (Karpenter: 15)")
 	fs.StringVar(&f.output, "o", "table", "output format: table, json or yaml")
@@ -99,6 +101,17 @@ func (f *consolidateFlags) options(clock func() time.Time) ([]disruption.Option,
 			errs = append(errs, "--min-savings: only --search global has a minimum saving (Karpenter takes any positive saving)")
 		default:
 			opts = append(opts, disruption.WithMinSavings(abs, rel))
+		}
+	}
+	if f.prefer != "" {
+		p := disruption.Prefer(f.prefer)
+		switch {
+		case p != disruption.PreferFewerDisruptions && p != disruption.PreferLowerPrice:
+			errs = append(errs, fmt.Sprintf("--prefer %q: want fewer-disruptions or lower-price", f.prefer))
+		case search != disruption.SearchGlobal:
+			errs = append(errs, "--prefer: only --search global has a choice (Karpenter's order is its own)")
+		default:
+			opts = append(opts, disruption.WithPrefer(p))
 		}
 	}
 	if f.next {

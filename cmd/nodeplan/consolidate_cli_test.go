@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,6 +64,10 @@ func TestConsolidateInvalidInput(t *testing.T) {
 			[]string{"--now \"yesterday\": want an RFC 3339 time"}},
 		{"an unknown search", map[string]string{"pool.yaml": consolidatePool}, []string{"--search", "best"},
 			[]string{"--search \"best\": want karpenter or global"}},
+		{"--prefer with Karpenter's search", map[string]string{"pool.yaml": consolidatePool}, []string{"--prefer", "lower-price"},
+			[]string{"--prefer: only --search global has a choice"}},
+		{"an unknown --prefer", map[string]string{"pool.yaml": consolidatePool}, []string{"--search", "global", "--prefer", "cheapest"},
+			[]string{"--prefer \"cheapest\": want fewer-disruptions or lower-price"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -91,4 +96,29 @@ func TestConsolidateNext(t *testing.T) {
 	require.Equal(t, exitOK, consolidateWith(args, &stdout, &stderr, noClock(t)), stderr.String())
 	require.Equal(t, 1, strings.Count(stdout.String(), `"method"`))
 	require.Contains(t, stdout.String(), `"reason": "LaterCommand"`)
+}
+
+// TestConsolidatePreferLowerPrice: --prefer lower-price reaches Plan (its
+// end is never dearer than the default's) and works with --next.
+func TestConsolidatePreferLowerPrice(t *testing.T) {
+	dir := filepath.Join(consolidateDir, "when-empty-or-underutilized")
+	after := func(extra ...string) (float64, int) {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{"-f", dir, "-o", "json", "--search", "global"}, exampleArgs(t, dir)...), extra...)
+		require.Equal(t, exitOK, consolidateWith(args, &stdout, &stderr, noClock(t)), stderr.String())
+		var out struct {
+			Commands []json.RawMessage `json:"commands"`
+			Summary  struct {
+				PricePerHourAfter float64 `json:"pricePerHourAfter"`
+			} `json:"summary"`
+		}
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &out))
+		return out.Summary.PricePerHourAfter, len(out.Commands)
+	}
+	def, _ := after()
+	low, n := after("--prefer", "lower-price")
+	require.LessOrEqual(t, low, def)
+	require.Positive(t, n)
+	_, n = after("--prefer", "lower-price", "--next")
+	require.Equal(t, 1, n)
 }

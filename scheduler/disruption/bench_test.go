@@ -14,25 +14,33 @@ import (
 
 // BenchmarkConsolidate converges generated clusters (benchcluster: the
 // aws-mixed workload launched, then scaled down by 30%) of 100, 1,000 and
-// 5,000 nodes under both searches, and reports nodes/s, the savings, the
+// 5,000 nodes under both searches (the global one with each Prefer), and reports nodes/s, the savings, the
 // commands and the nodes they disrupt, the simulations run, the price the
 // plan ends at and the repack price (every pod on new nodes), and the CPU
 // seconds one plan takes (cpu-s: the machine may be shared, and the plan
 // runs simulations on every core).
 func BenchmarkConsolidate(b *testing.B) {
+	searches := []struct {
+		name string
+		opts []disruption.Option
+	}{
+		{"karpenter", []disruption.Option{disruption.WithSearch(disruption.SearchKarpenter)}},
+		{"global", []disruption.Option{disruption.WithSearch(disruption.SearchGlobal)}},
+		{"global-lower-price", []disruption.Option{disruption.WithSearch(disruption.SearchGlobal), disruption.WithPrefer(disruption.PreferLowerPrice)}},
+	}
 	for _, nodes := range []int{100, 1000, 5000} {
-		for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
-			b.Run(fmt.Sprintf("%s/nodes=%d", search, nodes), func(b *testing.B) {
+		for _, s := range searches {
+			b.Run(fmt.Sprintf("%s/nodes=%d", s.name, nodes), func(b *testing.B) {
 				if nodes > 100 && testing.Short() {
 					b.Skip("1,000 nodes and more take minutes to plan: not in -short runs (CI's smoke run)")
 				}
-				benchConsolidate(b, nodes, search)
+				benchConsolidate(b, nodes, s.opts...)
 			})
 		}
 	}
 }
 
-func benchConsolidate(b *testing.B, nodes int, search disruption.Search) {
+func benchConsolidate(b *testing.B, nodes int, opts ...disruption.Option) {
 	c, err := benchcluster.Generate(benchcluster.Options{Nodes: nodes, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -42,7 +50,7 @@ func benchConsolidate(b *testing.B, nodes int, search disruption.Search) {
 	cpu0, cpuOK := cpuTime()
 	start := time.Now()
 	for b.Loop() {
-		res, err = disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, disruption.WithSearch(search), disruption.WithoutRepack())
+		res, err = disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, append(opts, disruption.WithoutRepack())...)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -30,6 +30,27 @@ const (
 	SearchGlobal Search = "global"
 )
 
+// Prefer chooses what SearchGlobal gives up when its two aims part: on a
+// NodePool whose nodes can only be deleted (spot nodes with spot-to-spot
+// off), the lowest end price asks to delete many small nodes dear for the
+// room they give, where the fewest disrupted nodes for a saving asks to
+// delete the dearest nodes first.
+type Prefer string
+
+const (
+	// PreferFewerDisruptions (the default) tries a NodePool's nodes in its
+	// subsets dearest first, the surplus (surplus.go) before the others:
+	// each command saves as much as it can per node it disrupts.
+	PreferFewerDisruptions Prefer = "fewer-disruptions"
+	// PreferLowerPrice tries them dearest per unit of the room they give
+	// first, and keeps nodes cheap for their room to the end. The plan is
+	// converged both ways and the cheaper end is kept (of equal price, the
+	// one that disrupts fewer nodes), so it never ends dearer than
+	// PreferFewerDisruptions; it disrupts more nodes for its larger saving,
+	// and costs the two convergences.
+	PreferLowerPrice Prefer = "lower-price"
+)
+
 // DefaultSpotToSpotMinTypes is Karpenter's floor of cheaper spot instance
 // types a single spot node needs before it is replaced by another spot node
 // (MinInstanceTypesForSpotToSpotConsolidation).
@@ -50,7 +71,11 @@ const defaultDestinations = 32
 const DefaultMinSavingsRatio = 0.1
 
 type config struct {
-	search          Search
+	search Search
+	prefer Prefer
+	// unitOrder orders subsets dearest per unit of room first (one of
+	// PreferLowerPrice's two convergences).
+	unitOrder       bool
 	maxCommands     int
 	spotToSpot      bool
 	spotMinTypes    int
@@ -77,6 +102,11 @@ type config struct {
 
 // WithSearch chooses the search (default SearchKarpenter).
 func WithSearch(s Search) Option { return func(c *config) { c.search = s } }
+
+// WithPrefer chooses what SearchGlobal favours when a lower end price
+// needs more disrupted nodes (default PreferFewerDisruptions). An error
+// with SearchKarpenter, whose order is Karpenter's.
+func WithPrefer(p Prefer) Option { return func(c *config) { c.prefer = p } }
 
 // WithMaxCommands stops after n commands (0, the default, converges: it
 // applies each command to the model and repeats until no method finds one).
@@ -140,7 +170,17 @@ func resolve(opts []Option) (config, error) {
 		if c.minSavings >= 0 || c.minSavingsRatio >= 0 {
 			return c, fmt.Errorf("minimum savings: only the global search has one (Karpenter takes any positive saving)")
 		}
+		if c.prefer != "" {
+			return c, fmt.Errorf("prefer %q: only the global search has a choice (Karpenter's order is its own)", c.prefer)
+		}
 	case SearchGlobal:
+		switch c.prefer {
+		case "":
+			c.prefer = PreferFewerDisruptions
+		case PreferFewerDisruptions, PreferLowerPrice:
+		default:
+			return c, fmt.Errorf("prefer %q: want %s or %s", c.prefer, PreferFewerDisruptions, PreferLowerPrice)
+		}
 	default:
 		return c, fmt.Errorf("search %q: want %s or %s", c.search, SearchKarpenter, SearchGlobal)
 	}

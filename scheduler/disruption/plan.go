@@ -29,9 +29,86 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 	if err != nil {
 		return Result{}, err
 	}
+	if cfg.prefer == PreferLowerPrice {
+		return planLowerPrice(c, nodePools, catalog, now, cfg)
+	}
+	res, _, err := converge(c, nodePools, catalog, now, cfg)
+	return res, err
+}
+
+// planLowerPrice is Plan with PreferLowerPrice: the plan converged with
+// subsets dearest per unit of room first and dearest first, the cheaper
+// end kept (of equal price, the one with fewer disrupted nodes, then fewer
+// commands; then the first). Stats count both convergences. With
+// WithMaxCommands the kept order is planned again up to it (the choice
+// needs both ends).
+func planLowerPrice(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (Result, error) {
+	full := cfg
+	full.maxCommands, full.noRepack = 0, true
+	var best Result
+	var bestModel *model
+	var stats []Stats
+	for _, unit := range []bool{true, false} {
+		full.unitOrder = unit
+		res, m, err := converge(c, nodePools, catalog, now, full)
+		if err != nil {
+			return Result{}, err
+		}
+		stats = append(stats, res.Stats)
+		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
+			best, bestModel, cfg.unitOrder = res, m, unit
+		}
+	}
+	if cfg.maxCommands > 0 {
+		res, _, err := converge(c, nodePools, catalog, now, cfg)
+		if err != nil {
+			return Result{}, err
+		}
+		best, stats = res, append(stats, res.Stats)
+	} else if !cfg.noRepack {
+		var err error
+		if best.Summary.RepackPricePerHour, best.Summary.RepackLowerBound, err = bestModel.repack(); err != nil {
+			return Result{}, err
+		}
+	}
+	best.Stats = sumStats(stats)
+	return best, nil
+}
+
+// endsBetter: a ends cheaper than b, or as cheap disrupting fewer nodes,
+// or with fewer commands.
+func endsBetter(a, b Summary) bool {
+	if a.PricePerHourAfter != b.PricePerHourAfter {
+		return a.PricePerHourAfter < b.PricePerHourAfter
+	}
+	if a.NodesDisrupted != b.NodesDisrupted {
+		return a.NodesDisrupted < b.NodesDisrupted
+	}
+	return a.Commands < b.Commands
+}
+
+// sumStats adds up the work of several convergences.
+func sumStats(ss []Stats) Stats {
+	out := Stats{Simulations: map[Method]int{}}
+	for _, s := range ss {
+		for k, v := range s.Simulations {
+			out.Simulations[k] += v
+		}
+		out.PodsSimulated += s.PodsSimulated
+		out.CacheHits += s.CacheHits
+		out.Prefiltered += s.Prefiltered
+		out.Thinned += s.Thinned
+	}
+	return out
+}
+
+// converge plans with cfg: commands until no method finds one (or
+// cfg.maxCommands), every kept node's reason, the summary and, unless
+// cfg.noRepack, the repack figures; with the model at its end.
+func converge(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (Result, *model, error) {
 	m, err := newModel(c, nodePools, catalog, now, cfg)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	start := m.totalPrice()
 	var cmds []Command
@@ -41,7 +118,7 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 		clear(whys)
 		p, err := m.round(whys)
 		if err != nil {
-			return Result{}, err
+			return Result{}, nil, err
 		}
 		if p == nil {
 			break
@@ -52,7 +129,7 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 		}
 		cmd, err := m.commit(p, len(cmds)+1)
 		if err != nil {
-			return Result{}, err
+			return Result{}, nil, err
 		}
 		cmds = append(cmds, cmd)
 	}
@@ -61,16 +138,16 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 	}
 	nodes, err := m.explain(whys, next)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	res := Result{Commands: cmds, Nodes: nodes, Stats: m.stats}
 	res.Summary = m.summary(start, cmds)
 	if !cfg.noRepack {
 		if res.Summary.RepackPricePerHour, res.Summary.RepackLowerBound, err = m.repack(); err != nil {
-			return Result{}, err
+			return Result{}, nil, err
 		}
 	}
-	return res, nil
+	return res, m, nil
 }
 
 // round is one pass of the disruption loop: the first method that finds a

@@ -32,6 +32,15 @@ import (
 // others, each dearest first (a command that deletes them saves most),
 // keeping the order they come in for equal prices. Without cpu to move it
 // is byPrice.
+//
+// With PreferLowerPrice (unitOrder) each part is ordered dearest per unit
+// of useful room first instead, then dearest. Dearest first keeps the
+// search's early commands large, but once the surplus is gone (or cannot
+// go: its pods do not fit what is left) the next dearest nodes of a pool
+// are its largest, cheap for their room, and their pods fill the room of
+// nodes dear for theirs, which can then no longer go; on the generated
+// clusters' spot pools the kept nodes end as the small ones (DaemonSets
+// eating their room) and a family dear for what the pods use.
 func (m *model) bySurplus(pool string, cs []*candidate) []*candidate {
 	mix := mixOf(cs)
 	if mix.cpu == 0 {
@@ -50,9 +59,23 @@ func (m *model) bySurplus(pool string, cs []*candidate) []*candidate {
 			}
 			return 1
 		}
+		if m.cfg.unitOrder {
+			if x := cmp.Compare(perUnit(b, room), perUnit(a, room)); x != 0 {
+				return x
+			}
+		}
 		return cmp.Compare(b.n.price, a.n.price)
 	})
 	return out
+}
+
+// perUnit is a candidate's price per unit of useful room (+Inf without
+// room).
+func perUnit(c *candidate, room map[*candidate]float64) float64 {
+	if room[c] <= 0 {
+		return math.Inf(1)
+	}
+	return c.n.price / room[c]
 }
 
 // podMix is the cpu and memory the pods of a pool's candidates ask in all.
@@ -85,18 +108,12 @@ func (x podMix) useful(v [2]float64) float64 {
 // surplus (every one with room, when the others hold the pods alone).
 func (m *model) surplus(pool string, cs []*candidate, room map[*candidate]float64, mix podMix) map[*candidate]bool {
 	held := m.poolRoom(pool, cs, mix)
-	perUnit := func(c *candidate) float64 {
-		if room[c] <= 0 {
-			return math.Inf(1)
-		}
-		return c.n.price / room[c]
-	}
 	order := slices.Clone(cs)
 	slices.Reverse(order)
-	slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(perUnit(a), perUnit(b)) })
+	slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(perUnit(a, room), perUnit(b, room)) })
 	out := map[*candidate]bool{}
 	for _, c := range order {
-		if held >= mix.cpu || math.IsInf(perUnit(c), 1) {
+		if held >= mix.cpu || math.IsInf(perUnit(c, room), 1) {
 			out[c] = true
 			continue
 		}
