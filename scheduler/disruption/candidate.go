@@ -27,6 +27,8 @@ type candidate struct {
 	// cost is RescheduleDisruptionCost: 1 + Σ max(0, eviction cost) of the
 	// reschedulable pods.
 	cost float64
+	// sized holds sizes once asked (surplus.go).
+	sized *candidateSizes
 }
 
 // perNodeCost is Karpenter's PerNodeBaseDisruptionCost.

@@ -48,7 +48,7 @@ func (m *model) bySurplus(pool string, cs []*candidate) []*candidate {
 	}
 	room := make(map[*candidate]float64, len(cs))
 	for _, c := range cs {
-		room[c] = mix.useful(capacityOf(c))
+		room[c] = mix.useful(c.sizes().capacity)
 	}
 	surplus := m.surplus(pool, cs, room, mix)
 	out := slices.Clone(cs)
@@ -84,12 +84,29 @@ type podMix struct{ cpu, mem float64 }
 func mixOf(cs []*candidate) podMix {
 	var x podMix
 	for _, c := range cs {
-		for _, p := range c.movable {
-			v := cpuMem(p.requests())
-			x.cpu, x.mem = x.cpu+v[0], x.mem+v[1]
-		}
+		v := c.sizes().pods
+		x.cpu, x.mem = x.cpu+v[0], x.mem+v[1]
 	}
 	return x
+}
+
+// candidateSizes are the cpu and memory of a candidate's movable pods and
+// its capacity for them (capacityOf), made once: a candidate is kept while
+// its node does not change (newCandidate).
+type candidateSizes struct{ pods, capacity [2]float64 }
+
+func (c *candidate) sizes() *candidateSizes {
+	if c.sized != nil {
+		return c.sized
+	}
+	var s candidateSizes
+	for _, p := range c.movable {
+		v := cpuMem(p.requests())
+		s.pods[0], s.pods[1] = s.pods[0]+v[0], s.pods[1]+v[1]
+	}
+	s.capacity = capacityOf(c)
+	c.sized = &s
+	return c.sized
 }
 
 // useful is the useful room of a cpu and memory room (see above).
@@ -159,8 +176,12 @@ func capacityOf(c *candidate) [2]float64 {
 		alloc = c.n.obj.Status.Capacity
 	}
 	out := cpuMem(alloc)
+	movable := make(map[*pod]bool, len(c.movable))
+	for _, p := range c.movable {
+		movable[p] = true
+	}
 	for _, p := range c.n.pods {
-		if p.active() && !slices.Contains(c.movable, p) {
+		if p.active() && !movable[p] {
 			v := cpuMem(p.requests())
 			out[0], out[1] = out[0]-v[0], out[1]-v[1]
 		}

@@ -463,32 +463,49 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 	ok := make([]bool, len(rs.nodes)) // by index into rs.nodes
 	for _, k := range order {
 		c := classes[k]
-		var fit []int
-		for _, i := range c.cr.admitted {
-			if c.least.within(rs.rooms[i]) && !leaving[rs.nodes[i].name] {
-				fit = append(fit, i)
-			}
-		}
+		fits := func(i int) bool { return c.least.within(rs.rooms[i]) && !leaving[rs.nodes[i].name] }
 		if bound > 0 {
-			fit = m.mostRoomPerZone(rs, fit, bound+2*c.n)
+			m.mostRoomPerZone(rs, c.cr, fits, bound+2*c.n, ok)
+			continue
 		}
-		for _, i := range fit {
-			ok[i] = true
+		for _, i := range c.cr.admitted {
+			if fits(i) {
+				ok[i] = true
+			}
 		}
 	}
 	return func(n *node) bool { return n.roomVersion == rs.version+1 && ok[n.roomAt] }
 }
 
-// mostRoomPerZone keeps, of the nodes of each zone, the keep with the
-// most room (a pod spread over zones may have to stay in its own).
-func (m *model) mostRoomPerZone(rs *roomState, idx []int, keep int) []int {
-	m.mostRoom(rs, idx)
-	taken := map[string]int{}
-	return slices.DeleteFunc(idx, func(i int) bool {
+// mostRoomPerZone marks in ok, of the class's nodes that fit in each
+// zone, the keep with the most room (a pod spread over zones may have to
+// stay in its own). The class's nodes are sorted by room once per room
+// version, and the walk stops once every zone has its keep.
+func (m *model) mostRoomPerZone(rs *roomState, cr *classRoom, fits func(int) bool, keep int, ok []bool) {
+	if cr.byRoom == nil {
+		cr.byRoom = slices.Clone(cr.admitted)
+		m.mostRoom(rs, cr.byRoom)
+		zones := map[string]bool{}
+		for _, i := range cr.admitted {
+			zones[rs.nodes[i].zone] = true
+		}
+		cr.zones = len(zones)
+	}
+	taken, full := map[string]int{}, 0
+	for _, i := range cr.byRoom {
+		if full == cr.zones {
+			return
+		}
 		z := rs.nodes[i].zone
+		if taken[z] == keep || !fits(i) {
+			continue
+		}
 		taken[z]++
-		return taken[z] > keep
-	})
+		if taken[z] == keep {
+			full++
+		}
+		ok[i] = true
+	}
 }
 
 // mostRoom orders node indexes by room, most first: cpu, then memory,
