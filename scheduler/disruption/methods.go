@@ -86,7 +86,7 @@ func (m *model) drift() (*proposal, error) {
 		if budgets.left[c.n.poolName] == 0 {
 			continue
 		}
-		sim, err := m.simulate(simInput{cands: []*candidate{c}, method: MethodDrift})
+		sim, err := m.driftSim(c)
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +104,26 @@ func (m *model) drift() (*proposal, error) {
 		return p, nil
 	}
 	return nil, nil
+}
+
+// driftSim simulates replacing a drifted node. The global search first
+// lets its pods land only on the first nodes by name of each zone that
+// admit them (as many as its own simulations take), those Solve would try
+// first, so that a drift in a large cluster does not cost a simulation
+// over all of it; when they all land there, that is the answer (no view
+// does better than no replacement), else it simulates again over every
+// node, as the Karpenter-faithful search does at once.
+func (m *model) driftSim(c *candidate) (*simulation, error) {
+	in := simInput{cands: []*candidate{c}, method: MethodDrift}
+	if m.cfg.search == SearchGlobal {
+		in.capped = true
+		sim, err := m.simulate(in)
+		if err != nil || (sim.ok() && len(sim.res.NodeClaims) == 0) {
+			return sim, err
+		}
+		in.capped = false
+	}
+	return m.simulate(in)
 }
 
 // consolidationCandidates are the nodes multi- and single-node

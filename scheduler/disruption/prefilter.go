@@ -75,8 +75,8 @@ type classRoom struct {
 	// firstFit is, per pod of the class asked about, the position in
 	// admitted of the first node with room for it (len(admitted): none).
 	firstFit map[*pod]int
-	// byRoom is admitted in mostRoom's order and zones the zones of its
-	// nodes, once asked (view.go: mostRoomPerZone).
+	// byRoom is admitted in mostRoom's order and zones the number of zones
+	// of its nodes, once asked (view.go: byRoom, firstPerZone).
 	byRoom []int
 	zones  int
 }

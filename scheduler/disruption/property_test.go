@@ -116,6 +116,10 @@ func (g *gen) node(name string) {
 		nc := disruption.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: n.CreationTimestamp}}
 		nc.Status.NodeName = name
 		nc.Status.LastPodEventTime = metav1.NewTime(testNow().Add(-time.Duration(g.r.IntN(120)) * time.Second))
+		if g.r.IntN(6) == 0 {
+			nc.Status.Conditions = []metav1.Condition{{Type: disruption.ConditionDrifted, Status: metav1.ConditionTrue,
+				LastTransitionTime: metav1.NewTime(testNow().Add(-time.Hour)), Reason: "NodePoolDrifted"}}
+		}
 		if _, managed := n.Labels["karpenter.sh/nodepool"]; managed {
 			g.c.NodeClaims = append(g.c.NodeClaims, nc)
 		}

@@ -67,6 +67,9 @@ type simInput struct {
 	method Method
 	// full gives Solve the whole cluster rather than the view (tests).
 	full bool
+	// capped lets the pods land only on the first nodes by name of each
+	// zone that admit them (a bound as the global search's: landable).
+	capped bool
 }
 
 // simulate runs one simulation. It may run on several goroutines at once:

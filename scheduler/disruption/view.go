@@ -347,7 +347,11 @@ func (m *model) reduced(pods []*simPod, in simInput, leaving map[string]bool, po
 	if in.method == MethodGlobal {
 		limit = m.cfg.destinations
 	}
-	lands := m.landable(pods, limit, leaving)
+	byName := false
+	if in.capped {
+		limit, byName = m.cfg.destinations, true
+	}
+	lands := m.landable(pods, limit, leaving, byName)
 	var gs ghostSet
 	var vns []*viewNode // the view nodes of nodes
 	for _, n := range m.nodes {
@@ -434,7 +438,10 @@ func (p *pod) slim() *corev1.Pod {
 // a simulation costs what its pods need, not what the cluster holds. The
 // plan stays valid (the pods land on real nodes with real room, and ghosts
 // keep the topology counts); a move that needed another node is not found.
-func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) func(*node) bool {
+//
+// byName takes, instead, the first such nodes by name: those Solve tries
+// first (a drift simulation capped so: methods.go, driftSim).
+func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool, byName bool) func(*node) bool {
 	rs := m.rooms()
 	type class struct {
 		cr    *classRoom
@@ -465,7 +472,11 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 		c := classes[k]
 		fits := func(i int) bool { return c.least.within(rs.rooms[i]) && !leaving[rs.nodes[i].name] }
 		if bound > 0 {
-			m.mostRoomPerZone(rs, c.cr, fits, bound+2*c.n, ok)
+			order := c.cr.admitted
+			if !byName {
+				order = m.byRoom(rs, c.cr)
+			}
+			firstPerZone(rs, c.cr, order, fits, bound+2*c.n, ok)
 			continue
 		}
 		for _, i := range c.cr.admitted {
@@ -477,14 +488,21 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool) fun
 	return func(n *node) bool { return n.roomVersion == rs.version+1 && ok[n.roomAt] }
 }
 
-// mostRoomPerZone marks in ok, of the class's nodes that fit in each
-// zone, the keep with the most room (a pod spread over zones may have to
-// stay in its own). The class's nodes are sorted by room once per room
-// version, and the walk stops once every zone has its keep.
-func (m *model) mostRoomPerZone(rs *roomState, cr *classRoom, fits func(int) bool, keep int, ok []bool) {
+// byRoom is the class's nodes in mostRoom's order (once per room version;
+// with the number of their zones).
+func (m *model) byRoom(rs *roomState, cr *classRoom) []int {
 	if cr.byRoom == nil {
 		cr.byRoom = slices.Clone(cr.admitted)
 		m.mostRoom(rs, cr.byRoom)
+	}
+	return cr.byRoom
+}
+
+// firstPerZone marks in ok, of the class's nodes that fit in each zone,
+// the first keep in order (most room first: a pod spread over zones may
+// have to stay in its own), and stops once every zone has its keep.
+func firstPerZone(rs *roomState, cr *classRoom, order []int, fits func(int) bool, keep int, ok []bool) {
+	if cr.zones == 0 {
 		zones := map[string]bool{}
 		for _, i := range cr.admitted {
 			zones[rs.nodes[i].zone] = true
@@ -492,7 +510,7 @@ func (m *model) mostRoomPerZone(rs *roomState, cr *classRoom, fits func(int) boo
 		cr.zones = len(zones)
 	}
 	taken, full := map[string]int{}, 0
-	for _, i := range cr.byRoom {
+	for _, i := range order {
 		if full == cr.zones {
 			return
 		}
