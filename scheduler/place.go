@@ -310,13 +310,55 @@ func (s *solver) tolerates(c *class, p *pool, level int) bool {
 
 // findExisting places the pod on the first existing node that takes it.
 func (s *solver) findExisting(pp *pending, a attempt) *existingNode {
-	for _, en := range s.existing {
-		if en != s.avoidNode && s.existingAdmits(a, en) {
+	st := s.staticScan(a)
+	for _, en := range st.nodes {
+		if en != s.avoidNode && s.existingFits(a, en) {
+			s.putExisting(pp, a, en)
+			return en
+		}
+	}
+	for st.next < len(s.existing) {
+		en := s.existing[st.next]
+		st.next++
+		if !s.existingStatic(a, en) {
+			continue
+		}
+		st.nodes = append(st.nodes, en)
+		if en != s.avoidNode && s.existingFits(a, en) {
 			s.putExisting(pp, a, en)
 			return en
 		}
 	}
 	return nil
+}
+
+// staticScan is, for the attempts alike for existingStatic (class,
+// requirements, whether PreferNoSchedule taints are tolerated), the
+// existing nodes it admits among the first next of s.existing, in order:
+// the pods of a class scan the same nodes again and again, and what
+// existingStatic says of a node never changes within a solve.
+type staticScan struct {
+	nodes []*existingNode
+	next  int
+}
+
+type staticScanKey struct {
+	c        *class
+	reqID    int32
+	preferNo bool
+}
+
+func (s *solver) staticScan(a attempt) *staticScan {
+	k := staticScanKey{a.c, a.reqID, a.c.toleratesPreferNoSchedule(a.level)}
+	st := s.staticScans[k]
+	if st == nil {
+		if s.staticScans == nil {
+			s.staticScans = map[staticScanKey]*staticScan{}
+		}
+		st = &staticScan{}
+		s.staticScans[k] = st
+	}
+	return st
 }
 
 // existingStatic reports whether an existing node could ever take the
@@ -337,8 +379,14 @@ func (s *solver) existingStatic(a attempt, en *existingNode) bool {
 // existingAdmits reports whether an existing node takes the attempt's pod
 // now: room, taints, labels, host ports and topology.
 func (s *solver) existingAdmits(a attempt, en *existingNode) bool {
+	return a.c.requests.Fits(en.free) && s.existingStatic(a, en) && s.existingFits(a, en)
+}
+
+// existingFits is existingAdmits without the static checks: room, host
+// ports and topology.
+func (s *solver) existingFits(a attempt, en *existingNode) bool {
 	c := a.c
-	if !c.requests.Fits(en.free) || !s.existingStatic(a, en) {
+	if !c.requests.Fits(en.free) {
 		return false
 	}
 	if _, clash := portsConflict(en.ports, c.ports); clash {

@@ -71,19 +71,20 @@ type solver struct {
 	growScratch     []grown // findClaim's candidates that need a larger type
 	absorbScratch   []*claim
 	planned         bool
-	judgedBy        *solver                 // the plan whose policy judges this one's preferences (looser.go)
-	widenKeys       []string                // keys a claim keeps when it widens (keptOnWiden)
-	frozen          *claim                  // a claim detach leaves alone: undoInto restores it
-	avoidNode       *existingNode           // a node placement skips (making room on it)
-	avoidClaim      *claim                  // a claim placement skips (making room on it)
-	lastOwners      map[*class]bool         // countsOthers' memo (ownerslast.go)
-	emptying        *claim                  // a claim placement skips (the last phase empties it)
-	lookAhead       bool                    // topology may choose domains again with later keys in view (placeAhead)
-	wholeGroup      bool                    // a new claim must hold the whole group of a hostname self-affine class (hostgroup.go)
-	noRoom          map[noRoomKey]*moveMemo // roomFor's searches that found nothing
-	mark            uint64                  // the mark of the current search (claim.mark)
-	pinMemo         map[pinKey]int32        // pinToDomains's requirement sets
-	keepMemo        map[int32]int32         // widen's requirement sets, by the claim's
+	judgedBy        *solver                       // the plan whose policy judges this one's preferences (looser.go)
+	widenKeys       []string                      // keys a claim keeps when it widens (keptOnWiden)
+	frozen          *claim                        // a claim detach leaves alone: undoInto restores it
+	avoidNode       *existingNode                 // a node placement skips (making room on it)
+	staticScans     map[staticScanKey]*staticScan // findExisting's nodes that pass existingStatic
+	avoidClaim      *claim                        // a claim placement skips (making room on it)
+	lastOwners      map[*class]bool               // countsOthers' memo (ownerslast.go)
+	emptying        *claim                        // a claim placement skips (the last phase empties it)
+	lookAhead       bool                          // topology may choose domains again with later keys in view (placeAhead)
+	wholeGroup      bool                          // a new claim must hold the whole group of a hostname self-affine class (hostgroup.go)
+	noRoom          map[noRoomKey]*moveMemo       // roomFor's searches that found nothing
+	mark            uint64                        // the mark of the current search (claim.mark)
+	pinMemo         map[pinKey]int32              // pinToDomains's requirement sets
+	keepMemo        map[int32]int32               // widen's requirement sets, by the claim's
 	// final holds the finalised NodeClaims once nodeClaims ran (bestPlan
 	// finalises every plan when finalisation may drop a claim).
 	final []NodeClaim
