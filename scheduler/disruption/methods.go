@@ -108,11 +108,11 @@ func (m *model) drift() (*proposal, error) {
 
 // driftSim simulates replacing a drifted node. The global search first
 // lets its pods land only on the first nodes by name of each zone that
-// admit them (as many as its own simulations take), those Solve would try
-// first, so that a drift in a large cluster does not cost a simulation
-// over all of it; when they all land there, that is the answer (no view
-// does better than no replacement), else it simulates again over every
-// node, as the Karpenter-faithful search does at once.
+// admit them (as many as its own simulations take; where Solve's first
+// fit looks first), so that a drift in a large cluster does not cost a
+// simulation over all of it; when they all land there, that is the answer
+// (no view does better than no replacement), else it simulates again over
+// every node, as the Karpenter-faithful search does at once.
 func (m *model) driftSim(c *candidate) (*simulation, error) {
 	in := simInput{cands: []*candidate{c}, method: MethodDrift}
 	if m.cfg.search == SearchGlobal {

@@ -439,8 +439,9 @@ func (p *pod) slim() *corev1.Pod {
 // plan stays valid (the pods land on real nodes with real room, and ghosts
 // keep the topology counts); a move that needed another node is not found.
 //
-// byName takes, instead, the first such nodes by name: those Solve tries
-// first (a drift simulation capped so: methods.go, driftSim).
+// byName takes, instead, the first such nodes by name: where Solve's
+// first fit looks first (it takes initialised nodes before the others; a
+// drift simulation capped so: methods.go, driftSim).
 func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool, byName bool) func(*node) bool {
 	rs := m.rooms()
 	type class struct {
@@ -488,8 +489,8 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool, byN
 	return func(n *node) bool { return n.roomVersion == rs.version+1 && ok[n.roomAt] }
 }
 
-// byRoom is the class's nodes in mostRoom's order (once per room version;
-// with the number of their zones).
+// byRoom is the class's nodes in mostRoom's order (once per room
+// version).
 func (m *model) byRoom(rs *roomState, cr *classRoom) []int {
 	if cr.byRoom == nil {
 		cr.byRoom = slices.Clone(cr.admitted)
@@ -498,9 +499,10 @@ func (m *model) byRoom(rs *roomState, cr *classRoom) []int {
 	return cr.byRoom
 }
 
-// firstPerZone marks in ok, of the class's nodes that fit in each zone,
-// the first keep in order (most room first: a pod spread over zones may
-// have to stay in its own), and stops once every zone has its keep.
+// firstPerZone marks in ok, of the class's nodes that fit in each zone
+// (a pod spread over zones may have to stay in its own), the first keep
+// in order (byRoom's, or by name), and stops once every zone has its
+// keep.
 func firstPerZone(rs *roomState, cr *classRoom, order []int, fits func(int) bool, keep int, ok []bool) {
 	if cr.zones == 0 {
 		zones := map[string]bool{}
