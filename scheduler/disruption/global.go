@@ -628,11 +628,19 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 	}
 	var done []placed
 	mark := len(sk.log)
+	sk.candidate++
+	type startWas struct {
+		st   *startAt
+		from int
+	}
+	var starts []startWas // the starts this candidate moves, as they were
 	undo := func() {
 		for _, p := range done {
 			left[p.i].add(p.v)
-			sk.restored(p.i)
 			sk.placed[p.i] = sk.placed[p.i][:len(sk.placed[p.i])-1]
+		}
+		for _, w := range starts {
+			w.st.from = w.from
 		}
 		sk.undo(mark)
 	}
@@ -648,8 +656,13 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		at := -1
 		zoneOK := map[string]bool{} // sk.allows by zone, for this pod
 		anti := antiBound(p, m)
-		admitted := m.classRoom(rs, p).admitted
-		st := sk.startOf(p, v, admitted)
+		cr := m.classRoom(rs, p)
+		admitted := cr.admitted
+		st := sk.startOf(rs, cr, p, v)
+		if st.candidate != sk.candidate {
+			st.candidate = sk.candidate
+			starts = append(starts, startWas{st, st.from})
+		}
 		for st.from < len(admitted) && (leaving[admitted[st.from]] || !v.within(left[admitted[st.from]])) {
 			st.from++ // room only shrinks while no candidate fails
 		}
@@ -694,8 +707,10 @@ type packState struct {
 	log    []skewChange
 	// start is, per class of pods and requests (startOf), the position
 	// in the class's admitted nodes before which no node is left with
-	// room for such a pod (a failed candidate's undo moves it back).
-	start map[string]*startAt
+	// room for such a pod (a failed candidate's undo puts it back where
+	// it was).
+	start     map[string]*startAt
+	candidate int // packPods' calls, to know the starts a call moved
 	// placed are the pods the guess put on each node (by index into
 	// roomState.nodes), for repels.
 	placed map[int][]*pod
@@ -737,30 +752,40 @@ func (sk *packState) repels(p *pod, n *node, i int) bool {
 
 // startAt is a start position in a class's admitted nodes.
 type startAt struct {
-	from     int
-	admitted []int
+	from      int
+	candidate int // the last packPods call that moved it
 }
 
-// startOf returns the start of a pod's class and requests.
-func (sk *packState) startOf(p *pod, v vec, admitted []int) *startAt {
+// startOf returns the start of a pod's class and requests: at first the
+// position of the first node with room for them before any candidate is
+// packed (classRoom.roomStart).
+func (sk *packState) startOf(rs *roomState, cr *classRoom, p *pod, v vec) *startAt {
 	b := []byte(p.classKey())
 	for _, x := range v {
 		b = binary.AppendVarint(b, x)
 	}
 	st := sk.start[string(b)]
 	if st == nil {
-		st = &startAt{admitted: admitted}
+		st = &startAt{from: cr.roomStart(rs, string(b), v)}
 		sk.start[string(b)] = st
 	}
 	return st
 }
 
-// restored moves every start back to the position of a node given room
-// again (an index into roomState.nodes) or before.
-func (sk *packState) restored(i int) {
-	for _, st := range sk.start {
-		if j, _ := slices.BinarySearch(st.admitted, i); st.from > j {
-			st.from = j
-		}
+// roomStart is the position in admitted of the first node with room for v
+// (len(admitted): none), once per room version and key (a class and its
+// requests): packable asks for it on every guess.
+func (cr *classRoom) roomStart(rs *roomState, key string, v vec) int {
+	if at, ok := cr.packStart[key]; ok {
+		return at
 	}
+	at := 0
+	for at < len(cr.admitted) && !v.within(rs.rooms[cr.admitted[at]]) {
+		at++
+	}
+	if cr.packStart == nil {
+		cr.packStart = map[string]int{}
+	}
+	cr.packStart[key] = at
+	return at
 }

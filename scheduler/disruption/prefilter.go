@@ -79,6 +79,8 @@ type classRoom struct {
 	// of its nodes, once asked (view.go: byRoom, firstPerZone).
 	byRoom []int
 	zones  int
+	// packStart is roomStart's answer by key.
+	packStart map[string]int
 }
 
 // typeFit is an instance type's allocatable and its cheapest available
