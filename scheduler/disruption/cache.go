@@ -159,14 +159,13 @@ func (m *model) remember(key string, sim *simulation, w *why) {
 }
 
 // repelled: some pod of the cluster has a required anti-affinity term that
-// selects p.
+// selects p (once per pod and model version; m.mu held).
 func (m *model) repelled(p *pod) bool {
-	for _, g := range m.antiAffinity() {
-		if g.term.selects(p) {
-			return true
-		}
+	if p.repelledAt == m.version+1 {
+		return p.repelled
 	}
-	return false
+	p.repelledAt, p.repelled = m.version+1, slices.ContainsFunc(m.antiAffinity(), func(g *antiGroup) bool { return g.term.selects(p) })
+	return p.repelled
 }
 
 // antiTerm is one required anti-affinity term of a bound pod.

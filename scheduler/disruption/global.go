@@ -589,10 +589,8 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rs := m.rooms()
-	index := make(map[*node]int, len(rs.nodes))
 	left := make([]vec, len(rs.rooms))
 	for i, r := range rs.rooms {
-		index[rs.nodes[i]] = i
 		left[i] = slices.Clone(r)
 	}
 	leaving := make([]bool, len(rs.nodes))
@@ -603,7 +601,7 @@ func (m *model) packable(order []*candidate, n int) []*candidate {
 		if len(out) == n {
 			break
 		}
-		self, ok := index[c.n]
+		self, ok := rs.index(c.n)
 		if !ok || used[self] {
 			continue
 		}
@@ -647,6 +645,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 	for _, p := range c.movable {
 		sk.move(p, c.n.zone, -1)
 	}
+	var zoneOK []zoneAllowed
 	for _, p := range c.movable {
 		v, ok := m.placeVec(p)
 		if !ok {
@@ -654,7 +653,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 			return nil, false
 		}
 		at := -1
-		zoneOK := map[string]bool{} // sk.allows by zone, for this pod
+		zoneOK = zoneOK[:0] // sk.allows by zone, for this pod
 		anti := antiBound(p, m)
 		cr := m.classRoom(rs, p)
 		admitted := cr.admitted
@@ -671,12 +670,14 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 				continue
 			}
 			z := rs.nodes[i].zone
-			ok, seen := zoneOK[z]
-			if !seen {
-				ok = sk.allows(p, z)
-				zoneOK[z] = ok
+			k := 0
+			for k < len(zoneOK) && zoneOK[k].zone != z {
+				k++
 			}
-			if ok {
+			if k == len(zoneOK) {
+				zoneOK = append(zoneOK, zoneAllowed{z, sk.allows(p, z)})
+			}
+			if zoneOK[k].ok {
 				at = i
 				break
 			}
@@ -695,6 +696,12 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		out[k] = p.i
 	}
 	return out, true
+}
+
+// zoneAllowed is sk.allows's answer for a zone.
+type zoneAllowed struct {
+	zone string
+	ok   bool
 }
 
 // packState is what packable's guess keeps while it packs: the zone

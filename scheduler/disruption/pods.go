@@ -60,6 +60,9 @@ type pod struct {
 	// antiZone: every required anti-affinity term's key is the zone or
 	// the hostname, once antiZoneKnown (see antiByZone).
 	antiZone, antiZoneKnown bool
+	// repelled is model.repelled's answer at model version repelledAt-1.
+	repelled   bool
+	repelledAt int
 	// zoneSpreads, once zoneSpreadsKnown, are the pod's (spreadzones.go).
 	zoneSpreads      []zoneSpread
 	zoneSpreadsKnown bool

@@ -65,6 +65,14 @@ type roomState struct {
 	classes map[string]*classRoom
 }
 
+// index is n's index in rs.nodes (false: n is not one of them).
+func (rs *roomState) index(n *node) (int, bool) {
+	if n.roomVersion != rs.version+1 {
+		return 0, false
+	}
+	return n.roomAt, true
+}
+
 // classRoom lists the nodes that admit a class of pods (indexes into
 // roomState.nodes) and sums their room (what is positive of it).
 type classRoom struct {
@@ -354,8 +362,8 @@ type movedClass struct {
 func (mv *movedClass) room(rs *roomState, leaving map[*node]bool) vec {
 	room := slices.Clone(mv.cr.total)
 	for n, gone := range leaving { // sums of integers: any order gives the same
-		if gone && n.roomVersion == rs.version+1 && mv.cr.admits[n.roomAt] {
-			room.subPositive(rs.rooms[n.roomAt])
+		if i, ok := rs.index(n); gone && ok && mv.cr.admits[i] {
+			room.subPositive(rs.rooms[i])
 		}
 	}
 	return room

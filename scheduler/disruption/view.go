@@ -486,7 +486,10 @@ func (m *model) landable(pods []*simPod, bound int, leaving map[string]bool, byN
 			}
 		}
 	}
-	return func(n *node) bool { return n.roomVersion == rs.version+1 && ok[n.roomAt] }
+	return func(n *node) bool {
+		i, in := rs.index(n)
+		return in && ok[i]
+	}
 }
 
 // byRoom is the class's nodes in mostRoom's order (once per room
