@@ -479,3 +479,32 @@ func TestLowerPriceProperties(t *testing.T) {
 		t.Errorf("no plan differs from the default's: the unit order went untested")
 	}
 }
+
+// FuzzPlan: Plan on random clusters drawn from the fuzzer's two seeds
+// (randomCluster), under either search and, for the global one, either
+// preference, and spot-to-spot (one cheaper type enough) or not: never an error or a panic, and every
+// command verifies with no pod lost (checkCommands). `go test -fuzz
+// FuzzPlan` explores seeds beyond TestPlanProperties' range.
+func FuzzPlan(f *testing.F) {
+	catalog := testCatalog(f)
+	for mode := range uint8(6) {
+		f.Add(1000+uint64(mode), uint64(11), mode)
+	}
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, mode uint8) {
+		r := rand.New(rand.NewPCG(s1, s2))
+		c := randomCluster(r, catalog)
+		opts := []disruption.Option{disruption.WithSearch(disruption.SearchKarpenter)}
+		if mode%3 != 0 {
+			opts = []disruption.Option{disruption.WithSearch(disruption.SearchGlobal)}
+			if mode%3 == 2 {
+				opts = append(opts, disruption.WithPrefer(disruption.PreferLowerPrice))
+			}
+		}
+		if mode%2 == 1 {
+			opts = append(opts, disruption.WithSpotToSpot(1)) // the test catalog has four types
+		}
+		res, err := disruption.Plan(c.cluster, c.pools, catalog, testNow(), opts...)
+		require.NoError(t, err, "seeds %d, %d, mode %d", s1, s2, mode)
+		checkCommands(t, fmt.Sprintf("seeds %d, %d, mode %d", s1, s2, mode), c, catalog, res)
+	})
+}
