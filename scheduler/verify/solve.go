@@ -69,13 +69,47 @@ const solveCheckMaxPods = 20000
 // it. Inputs of more than solveCheckMaxPods pending pods
 // are not checked.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...scheduler.Option) (scheduler.Result, error) {
+	res, failed, err := solveRepaired(pods, nodePools, catalog, opts)
+	if err != nil || !failed {
+		return res, err
+	}
+	return unimprovedIfBetter(pods, nodePools, catalog, res, opts), nil
+}
+
+// unimprovedIfBetter is the input solved again without the improvement
+// phase (scheduler.WithImprovementBudget(0)), for a first plan that failed
+// Plan: a move of that phase keeps the domains of the pod it moves, but the
+// claim it joins may then narrow to types that only another zone offers,
+// taking the pods already on it there, out of their zone spread's reach.
+// The plan so made replaces res (the repaired one) when it passes Plan (as
+// the first plan would: mended, then joinRepaired) and places more pods,
+// or as many for less.
+func unimprovedIfBetter(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
+	alt, err := scheduler.Solve(pods, nodePools, catalog, append(slices.Clip(opts), scheduler.WithImprovementBudget(0))...)
+	if err != nil {
+		return res
+	}
+	alt, _, ok := mended(pods, nodePools, catalog, alt, opts)
+	if !ok {
+		return res
+	}
+	alt = joinRepaired(pods, nodePools, catalog, alt, opts)
+	if a, r := alt.Summary, res.Summary; a.Scheduled > r.Scheduled || (a.Scheduled == r.Scheduled && a.PricePerHour < r.PricePerHour) {
+		return alt
+	}
+	return res
+}
+
+// solveRepaired is Solve without unimprovedIfBetter; failed reports that the
+// first plan failed Plan.
+func solveRepaired(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts []scheduler.Option) (scheduler.Result, bool, error) {
 	first, err := scheduler.Solve(pods, nodePools, catalog, opts...)
 	if err != nil {
-		return first, err
+		return first, false, err
 	}
 	pending := pendingPods(pods)
 	if len(pending) > solveCheckMaxPods {
-		return first, nil
+		return first, false, nil
 	}
 	res := first
 	excluded := map[string]Violation{}
@@ -84,24 +118,24 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		if i == 0 {
 			var ok bool
 			if res, verr, ok = mended(pods, nodePools, catalog, res, opts); ok {
-				return joinRepaired(pods, nodePools, catalog, res, opts), nil
+				return joinRepaired(pods, nodePools, catalog, res, opts), false, nil
 			}
 			if verr != nil && orderFailed(verr) {
 				alt, aerr, aopts, ok := orderRepaired(pods, nodePools, catalog, opts)
 				if ok {
-					return alt, nil
+					return alt, true, nil
 				} else if aerr != nil {
 					res, verr, opts = alt, aerr, aopts
 				}
 			}
 		} else if err := Plan(pods, nodePools, catalog, res, opts...); err == nil {
 			repaired, _ := leftOutRepaired(pods, nodePools, catalog, res, opts)
-			return repaired, nil
+			return repaired, true, nil
 		} else {
 			errors.As(err, &verr)
 		}
 		if verr == nil || i == solveRepairs {
-			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), true, nil
 		}
 		last := map[string]Violation{} // per message, the pod last in queue order
 		added := false
@@ -122,7 +156,7 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 			excluded[v.Pod], added = v, true
 		}
 		if !added {
-			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), true, nil
 		}
 		kept := slices.DeleteFunc(slices.Clone(pods), func(p *corev1.Pod) bool {
 			_, out := excluded[p.Namespace+"/"+p.Name]
@@ -130,11 +164,11 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 		})
 		next, err := scheduler.Solve(kept, nodePools, catalog, opts...)
 		if err != nil {
-			return trimmed(pods, pending, nodePools, catalog, first, opts), nil
+			return trimmed(pods, pending, nodePools, catalog, first, opts), true, nil
 		}
 		res = withExcluded(next, excluded)
 	}
-	return trimmed(pods, pending, nodePools, catalog, first, opts), nil
+	return trimmed(pods, pending, nodePools, catalog, first, opts), true, nil
 }
 
 // joinRepaired returns res, a plan that passes Plan, or, when pending pods
