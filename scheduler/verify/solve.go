@@ -66,8 +66,10 @@ const solveCheckMaxPods = 20000
 // that passes, the first plan is returned with the pods Plan's violations
 // name taken off it (trimmed), when that passes; else as the first solve
 // made it, and Plan's error is not returned: the caller may run Plan to see
-// it. Inputs of more than solveCheckMaxPods pending pods
-// are not checked.
+// it. Last, when the first plan failed Plan, the input solved without the
+// improvement phase replaces the plan so made if it passes and places more
+// pods, or as many for less (unimprovedIfBetter). Inputs of more than
+// solveCheckMaxPods pending pods are not checked.
 func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, opts ...scheduler.Option) (scheduler.Result, error) {
 	res, failed, err := solveRepaired(pods, nodePools, catalog, opts)
 	if err != nil || !failed {
