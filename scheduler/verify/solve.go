@@ -80,9 +80,10 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 
 // unimprovedIfBetter is the input solved again without the improvement
 // phase (scheduler.WithImprovementBudget(0)), for a first plan that failed
-// Plan: a move of that phase keeps the domains of the pod it moves, but the
-// claim it joins may then narrow to types that only another zone offers,
-// taking the pods already on it there, out of their zone spread's reach.
+// Plan: a move of that phase may take a claim, and the pods counted on it,
+// to another zone (generated seed 42157: a zone spread's replica went with
+// another workload's pods to an arm type the replica's zone does not
+// offer).
 // The plan so made replaces res (the repaired one) when it passes Plan (as
 // the first plan would: mended, then joinRepaired) and places more pods,
 // or as many for less.

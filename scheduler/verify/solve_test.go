@@ -190,15 +190,15 @@ func solveChecked(t *testing.T, name string) (first, res scheduler.Result) {
 // (its unplaceable g6 Deployment dropped: 251 pods), found by the
 // differential. Seventeen g3 pods spread over three zones (maxSkew 1,
 // DoNotSchedule); their NodePool's spot types are arm in az-1 and az-2 and
-// x86 in az-2 and az-3. Greedy placement ends at 6, 6, 5. Then the
-// improvement phase merged the claim of g8's pods into the x86 claim of
-// g3-p14 in az-3: the merged claim's requirements still allowed both
-// families, and its cheapest type was then an arm one, in az-1. The zones
-// ended at 7, 6, 4, which no binding reaches, and the checked solve left
-// three g3 pods out (248 placed; Karpenter placed 251 of the seed's 258 for
-// $10.89/h). verify.Solve now also solves without the improvement phase
-// when the first plan fails, and keeps that plan when it passes placing
-// more: all 251 for $9.70/h.
+// x86 in az-2 and az-3. Greedy placement ends at 6, 6, 5, and the plan
+// passes with the improvement budget cut at 1,094 evaluations; the
+// 1,095th put g8's six pods and g3-p14, alone on an x86 claim in az-3,
+// together on an arm type in az-1. The zones ended at 7, 6, 4, which no
+// binding reaches, and the checked solve left three g3 pods out (248
+// placed; Karpenter placed 251 of the seed's 258 for $10.89/h).
+// verify.Solve now also solves without the improvement phase when the
+// first plan fails, and keeps that plan when it passes placing more: all
+// 251 for $9.70/h.
 func TestSolveWithoutImprovementWhenItBreaksASpread(t *testing.T) {
 	in, cat, opts := loadCase(t, "improve-narrows-claim-zone")
 	first, err := scheduler.Solve(in.Pods, in.NodePools, cat, opts...)
