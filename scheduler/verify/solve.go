@@ -84,19 +84,20 @@ func Solve(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancety
 // to another zone (generated seed 42157: a zone spread's replica went with
 // another workload's pods to an arm type the replica's zone does not
 // offer).
-// The plan so made replaces res (the repaired one) when it passes Plan (as
-// the first plan would: mended, then joinRepaired) and places more pods,
-// or as many for less.
+// The plan so made replaces res (the repaired one) when it passes Plan (or
+// does once mended), binds its pods also when the NodeClaims' nodes join
+// one at a time, the last planned first (joinLeft: a plan kube-scheduler
+// binds only in a favourable order is no better than one that leaves the
+// pods out), and places more pods, or as many for less.
 func unimprovedIfBetter(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
 	alt, err := scheduler.Solve(pods, nodePools, catalog, append(slices.Clip(opts), scheduler.WithImprovementBudget(0))...)
 	if err != nil {
 		return res
 	}
 	alt, _, ok := mended(pods, nodePools, catalog, alt, opts)
-	if !ok {
+	if !ok || len(joinLeft(pods, nodePools, catalog, alt, opts)) > 0 {
 		return res
 	}
-	alt = joinRepaired(pods, nodePools, catalog, alt, opts)
 	if a, r := alt.Summary, res.Summary; a.Scheduled > r.Scheduled || (a.Scheduled == r.Scheduled && a.PricePerHour < r.PricePerHour) {
 		return alt
 	}
