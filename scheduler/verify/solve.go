@@ -96,7 +96,8 @@ const unimprovedMaxPods = 2000
 // does once mended), binds its pods also when the NodeClaims' nodes join
 // one at a time, the last planned first (joinLeft: a plan kube-scheduler
 // binds only in a favourable order is no better than one that leaves the
-// pods out), and places more pods, or as many for less.
+// pods out), and places more pods, or as many for less, or res fails Plan
+// (every repair failed).
 func unimprovedIfBetter(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, res scheduler.Result, opts []scheduler.Option) scheduler.Result {
 	alt, err := scheduler.Solve(pods, nodePools, catalog, append(slices.Clip(opts), scheduler.WithImprovementBudget(0))...)
 	if err != nil {
@@ -106,7 +107,8 @@ func unimprovedIfBetter(pods []*corev1.Pod, nodePools []nodepool.NodePool, catal
 	if !ok || len(joinLeft(pods, nodePools, catalog, alt, opts)) > 0 {
 		return res
 	}
-	if a, r := alt.Summary, res.Summary; a.Scheduled > r.Scheduled || (a.Scheduled == r.Scheduled && a.PricePerHour < r.PricePerHour) {
+	if a, r := alt.Summary, res.Summary; a.Scheduled > r.Scheduled || (a.Scheduled == r.Scheduled && a.PricePerHour < r.PricePerHour) ||
+		Plan(pods, nodePools, catalog, res, opts...) != nil {
 		return alt
 	}
 	return res
