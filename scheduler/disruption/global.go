@@ -760,7 +760,7 @@ func (sk *packState) repels(p *pod, n *node, i int) bool {
 // startAt is a start position in a class's admitted nodes.
 type startAt struct {
 	from      int
-	candidate int // the last packPods call that moved it
+	candidate int // the last packPods call that noted where it was (to put it back)
 }
 
 // startOf returns the start of a pod's class and requests: at first the
