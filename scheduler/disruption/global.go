@@ -10,6 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/requirements"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // SearchGlobal keeps every rule that decides whether a node may go and
@@ -580,9 +583,11 @@ type baseline struct {
 // nodes (prefilter.go: room, taints, labels): each pod goes to the first
 // node that admits it, has room left by the pods placed before it, is in
 // a zone its required zone spreads allow with the pods of the picked
-// candidates taken away and those placed before it counted (packState), and
-// holds no pod a required anti-affinity term of either selects (by node,
-// whatever the term's key); a candidate that received pods stays. It is a
+// candidates taken away and those placed before it counted (packState),
+// meets the node requirements of the pod's persistent volumes (a bound
+// volume's zone), and holds no pod a required anti-affinity term of either
+// selects (by node, whatever the term's key); a candidate that received
+// pods stays. It is a
 // guess to start the subset from (Solve's own order decides): the
 // simulation checks it.
 func (m *model) packable(order []*candidate, n int) []*candidate {
@@ -655,6 +660,7 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		at := -1
 		zoneOK = zoneOK[:0] // sk.allows by zone, for this pod
 		anti := antiBound(p, m)
+		vol := m.volumeAlts(p)
 		cr := m.classRoom(rs, p)
 		admitted := cr.admitted
 		st := sk.startOf(rs, cr, p, v)
@@ -666,7 +672,8 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 			st.from++ // room only shrinks while no candidate fails
 		}
 		for _, i := range admitted[st.from:] {
-			if i == self || leaving[i] || !v.within(left[i]) || (anti && sk.repels(p, rs.nodes[i], i)) {
+			if i == self || leaving[i] || !v.within(left[i]) || (vol != nil && !m.volumesAllow(vol, rs.nodes[i])) ||
+				(anti && sk.repels(p, rs.nodes[i], i)) {
 				continue
 			}
 			z := rs.nodes[i].zone
@@ -696,6 +703,37 @@ func (m *model) packPods(rs *roomState, c *candidate, self int, left []vec, leav
 		out[k] = p.i
 	}
 	return out, true
+}
+
+// volumeAlts returns the node requirements of p's persistent volumes, as
+// alternatives (nil: none; topology.Volumes.For), once per pod (m.mu
+// held). A volume Solve would refuse constrains nothing here: the guess
+// proves nothing, the simulation reports it.
+func (m *model) volumeAlts(p *pod) []requirements.Requirements {
+	if p.volKnown {
+		return p.vol
+	}
+	p.volKnown = true
+	if !slices.ContainsFunc(p.obj.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil }) {
+		return nil
+	}
+	if m.vols == nil {
+		c := m.cluster
+		m.vols = topology.NewVolumes(m.catalog.Schema(), c.PVCs, c.PVs, c.StorageClasses)
+	}
+	if alts, err := m.vols.For(p.obj); err == nil {
+		p.vol = alts
+	}
+	return p.vol
+}
+
+// volumesAllow reports whether a node's labels meet one of the
+// alternatives of a pod's volumes (m.mu held).
+func (m *model) volumesAllow(alts []requirements.Requirements, n *node) bool {
+	if n.labels == nil {
+		n.labels = nodepool.NodeLabels(n.obj, m.catalog.Schema())
+	}
+	return slices.ContainsFunc(alts, func(r requirements.Requirements) bool { return r.Matches(n.labels) })
 }
 
 // zoneAllowed is sk.allows's answer for a zone.

@@ -17,6 +17,7 @@ import (
 	"github.com/nodeplan/nodeplan/nodepool"
 	"github.com/nodeplan/nodeplan/requirements"
 	"github.com/nodeplan/nodeplan/scheduler"
+	"github.com/nodeplan/nodeplan/topology"
 )
 
 // model is the cluster as the plan goes: commands are applied to it one by
@@ -30,6 +31,8 @@ type model struct {
 	poolByName map[string]*poolState
 	cluster    Cluster // DaemonSets, volumes and namespaces, for Solve
 	pdbs       []*pdb
+	// vols indexes the cluster's volumes for packable (volumeAlts).
+	vols *topology.Volumes
 	// daemonSets are the cluster's DaemonSets as templates count them.
 	daemonSets []nodepool.DaemonSet
 
@@ -107,8 +110,11 @@ type node struct {
 	poolName           string
 	pool               *poolState // nil when the label is missing or names no pool
 
-	it          *instancetypes.InstanceType
-	zone, ct    string
+	it       *instancetypes.InstanceType
+	zone, ct string
+	// labels are the node's labels as requirements read them, once made
+	// (see volumesAllow).
+	labels      map[string]string
 	price       float64
 	priceKnown  bool // type, zone and capacity type known and an offering found
 	managed     bool

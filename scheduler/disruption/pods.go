@@ -54,6 +54,10 @@ type pod struct {
 	// pdbs are the budgets that match the pod, once pdbsKnown (budgets).
 	pdbs      []*pdb
 	pdbsKnown bool
+	// vol are the node requirements of the pod's volumes, as
+	// alternatives (nil: none), once volKnown (see volumeAlts).
+	vol      []requirements.Requirements
+	volKnown bool
 	// relMark is relevant's mark (selindex.go).
 	relMark int
 

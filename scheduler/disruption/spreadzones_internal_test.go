@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stretchr/testify/require"
 
@@ -124,6 +125,41 @@ func TestPackableKeepsAntiAffinity(t *testing.T) {
 			require.Empty(t, got, "db-0 may not join db-1 on b1")
 		} else {
 			require.Equal(t, a1, got)
+		}
+	}
+}
+
+// TestPackableKeepsVolumeZone: the subset guess does not move a pod whose
+// claim is bound to a volume of zone-a to a node of zone-b, even with room
+// there: it empties a1 only when a2, in zone-a, has room for the pod.
+func TestPackableKeepsVolumeZone(t *testing.T) {
+	for _, roomInA := range []bool{false, true} {
+		b := &dmCluster{t: t}
+		for _, name := range []string{"a1", "a2", "b1"} {
+			b.claim(b.node(name, "default", "m7i.xlarge", "zone-"+name[:1]))
+		}
+		p := testutil.Pod("db-0").CPU("1").OwnedBy("StatefulSet", "db").NodeName("a1").PVC("data-db-0").Obj()
+		p.Status.Phase = corev1.PodRunning
+		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-db-0"}, Spec: corev1.PersistentVolumeSpec{
+			StorageClassName: "gp3",
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-a"}}}}}}},
+		}}
+		b.c.PVs = append(b.c.PVs, pv)
+		b.c.PVCs = append(b.c.PVCs, testutil.PVC("data-db-0", pv.Name, "gp3"))
+		fill := "3900m" // m7i.xlarge has 4 cpu
+		if roomInA {
+			fill = "2"
+		}
+		filler := testutil.Pod("filler").CPU(fill).OwnedBy("ReplicaSet", "fill").NodeName("a2").Obj()
+		filler.Status.Phase = corev1.PodRunning
+		b.c.Pods = append(b.c.Pods, p, filler)
+		m := b.model([]nodepool.NodePool{dmPool("default", "WhenEmptyOrUnderutilized")}, dmRFCCatalog(t))
+		a1 := candidateNamed(t, m, "a1")
+		if got := m.packable(a1, 1); roomInA {
+			require.Equal(t, a1, got, "a2 in zone-a has room for db-0")
+		} else {
+			require.Empty(t, got, "db-0's volume is in zone-a, where a2 is full; b1 is in zone-b")
 		}
 	}
 }
