@@ -307,13 +307,14 @@ func fits(req, room corev1.ResourceList) bool {
 }
 
 // room is the node's allocatable (capacity when none) minus its active
-// pods' requests.
+// pods' requests (a node with neither has no room: its pods' requests
+// count below zero).
 func (n *node) room() corev1.ResourceList {
 	alloc := n.obj.Status.Allocatable
 	if len(alloc) == 0 {
 		alloc = n.obj.Status.Capacity
 	}
-	out := alloc.DeepCopy()
+	out := copyResources(alloc)
 	for _, p := range n.pods {
 		if !p.active() {
 			continue
@@ -323,6 +324,16 @@ func (n *node) room() corev1.ResourceList {
 			r.Sub(q)
 			out[name] = r
 		}
+	}
+	return out
+}
+
+// copyResources is a deep copy of rl that is never nil (DeepCopy of a nil
+// list is nil, and a list written to must not be).
+func copyResources(rl corev1.ResourceList) corev1.ResourceList {
+	out := make(corev1.ResourceList, len(rl))
+	for name, q := range rl {
+		out[name] = q.DeepCopy()
 	}
 	return out
 }

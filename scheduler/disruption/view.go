@@ -573,7 +573,7 @@ type withEntry struct {
 
 func withPods(obj *corev1.Node, room corev1.ResourceList, pods []*pod) *corev1.Node {
 	c := *obj
-	c.Status.Allocatable = room.DeepCopy()
+	c.Status.Allocatable = copyResources(room)
 	for _, p := range pods {
 		for name, q := range p.requests() {
 			r := c.Status.Allocatable[name]
