@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/nodeplan/nodeplan/instancetypes"
+	"github.com/nodeplan/nodeplan/instancetypes/aws"
 )
 
 // FuzzConsolidate runs `nodeplan consolidate -o json` on a dump the fuzzer
 // writes (seeded with each example of testdata/consolidate, its NodePools
-// and cluster in one file), under either search: it never panics; it
+// and cluster in one file), with the built-in catalog's types of the
+// examples' families (fuzzCatalog), under either search: it never panics; it
 // exits 0 with one JSON Result on stdout that lists every node once, or 2
 // with nothing on stdout and one "error: " line per problem on stderr.
 func FuzzConsolidate(f *testing.F) {
@@ -32,12 +37,13 @@ func FuzzConsolidate(f *testing.F) {
 		f.Add(doc, false)
 		f.Add(doc, true)
 	}
+	catalog := fuzzCatalog(f, examples)
 	f.Fuzz(func(t *testing.T, dump []byte, global bool) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "dump.yaml"), dump, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"-f", dir, "--now", "2025-06-02T12:00:00Z", "-o", "json"}
+		args := []string{"-f", dir, "--catalog", catalog, "--now", "2025-06-02T12:00:00Z", "-o", "json"}
 		if global {
 			args = append(args, "--search", "global")
 		}
@@ -87,4 +93,47 @@ func FuzzConsolidate(f *testing.F) {
 			t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 		}
 	})
+}
+
+// fuzzCatalog writes the built-in catalog's instance types of the families
+// the examples' nodes run (m5, c5, t3 ...) to a file and returns its path:
+// each run decodes and plans with some tens of types instead of the whole
+// catalog, so that the fuzzer runs many more inputs.
+func fuzzCatalog(f *testing.F, examples []string) string {
+	f.Helper()
+	families := map[string]bool{}
+	typeLabel := regexp.MustCompile(`node\.kubernetes\.io/instance-type:\s*"?([a-z0-9-]+)\.`)
+	for _, c := range examples {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, m := range typeLabel.FindAllSubmatch(b, -1) {
+			families[string(m[1])] = true
+		}
+	}
+	cat, err := aws.Catalog()
+	if err != nil {
+		f.Fatal(err)
+	}
+	var kept []instancetypes.InstanceType
+	for _, it := range cat.Types() {
+		if family, _, _ := strings.Cut(it.Name, "."); families[family] {
+			kept = append(kept, *it)
+		}
+	}
+	small, err := instancetypes.NewCatalog(kept, instancetypes.WithRegion(cat.Region()), instancetypes.WithSource(cat.Source()),
+		instancetypes.WithProvider(cat.Provider()), aws.Vocabulary())
+	if err != nil {
+		f.Fatal(err)
+	}
+	raw, err := instancetypes.Encode(small)
+	if err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(f.TempDir(), "catalog.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		f.Fatal(err)
+	}
+	return path
 }
