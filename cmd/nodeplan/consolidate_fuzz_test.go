@@ -16,7 +16,9 @@ import (
 // FuzzConsolidate runs `nodeplan consolidate -o json` on a dump the fuzzer
 // writes (seeded with each example of testdata/consolidate, its NodePools
 // and cluster in one file), with the built-in catalog's types of the
-// examples' families (fuzzCatalog), under either search: it never panics; it
+// examples' families (fuzzCatalog), under either search (the global one
+// preferring the lower price for inputs of odd length; spot-to-spot on for
+// lengths divisible by three): it never panics; it
 // exits 0 with one JSON Result on stdout that lists every node once, or 2
 // with nothing on stdout and one "error: " line per problem on stderr.
 func FuzzConsolidate(f *testing.F) {
@@ -46,6 +48,12 @@ func FuzzConsolidate(f *testing.F) {
 		args := []string{"-f", dir, "--catalog", catalog, "--now", "2025-06-02T12:00:00Z", "-o", "json"}
 		if global {
 			args = append(args, "--search", "global")
+			if len(dump)%2 == 1 {
+				args = append(args, "--prefer", "lower-price")
+			}
+		}
+		if len(dump)%3 == 0 {
+			args = append(args, "--spot-to-spot")
 		}
 		var stdout, stderr bytes.Buffer
 		code := consolidateWith(args, &stdout, &stderr, noClock(t))
