@@ -587,9 +587,8 @@ type baseline struct {
 // meets the node requirements of the pod's persistent volumes (a bound
 // volume's zone), and holds no pod a required anti-affinity term of either
 // selects (by node, whatever the term's key); a candidate that received
-// pods stays. It is a
-// guess to start the subset from (Solve's own order decides): the
-// simulation checks it.
+// pods stays. It is a guess to start the subset from (Solve's own order
+// decides): the simulation checks it.
 func (m *model) packable(order []*candidate, n int) []*candidate {
 	m.mu.Lock()
 	defer m.mu.Unlock()
