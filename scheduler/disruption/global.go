@@ -713,9 +713,6 @@ func (m *model) volumeAlts(p *pod) []requirements.Requirements {
 		return p.vol
 	}
 	p.volKnown = true
-	if !slices.ContainsFunc(p.obj.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil }) {
-		return nil
-	}
 	if m.vols == nil {
 		c := m.cluster
 		m.vols = topology.NewVolumes(m.catalog.Schema(), c.PVCs, c.PVs, c.StorageClasses)
@@ -729,10 +726,17 @@ func (m *model) volumeAlts(p *pod) []requirements.Requirements {
 // volumesAllow reports whether a node's labels meet one of the
 // alternatives of a pod's volumes (m.mu held).
 func (m *model) volumesAllow(alts []requirements.Requirements, n *node) bool {
+	labels := m.labelsOf(n)
+	return slices.ContainsFunc(alts, func(r requirements.Requirements) bool { return r.Matches(labels) })
+}
+
+// labelsOf returns the node's labels as requirements read them, made once
+// per node (m.mu held): a node's labels never change in the model.
+func (m *model) labelsOf(n *node) map[string]string {
 	if n.labels == nil {
 		n.labels = nodepool.NodeLabels(n.obj, m.catalog.Schema())
 	}
-	return slices.ContainsFunc(alts, func(r requirements.Requirements) bool { return r.Matches(n.labels) })
+	return n.labels
 }
 
 // zoneAllowed is sk.allows's answer for a zone.

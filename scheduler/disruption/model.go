@@ -113,7 +113,7 @@ type node struct {
 	it       *instancetypes.InstanceType
 	zone, ct string
 	// labels are the node's labels as requirements read them, once made
-	// (see volumesAllow).
+	// (labelsOf).
 	labels      map[string]string
 	price       float64
 	priceKnown  bool // type, zone and capacity type known and an offering found

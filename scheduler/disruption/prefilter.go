@@ -503,7 +503,7 @@ func (m *model) admitsNow(p *pod, n *node) bool {
 		return false
 	}
 	schema := m.catalog.Schema()
-	labels := nodepool.NodeLabels(n.obj, schema)
+	labels := m.labelsOf(n)
 	spec := &p.obj.Spec
 	var terms []*corev1.NodeSelectorTerm
 	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
