@@ -19,6 +19,7 @@ import (
 	"github.com/nodeplan/nodeplan/instancetypes"
 	"github.com/nodeplan/nodeplan/internal/testutil"
 	"github.com/nodeplan/nodeplan/nodepool"
+	"github.com/nodeplan/nodeplan/scheduler"
 	"github.com/nodeplan/nodeplan/scheduler/disruption"
 )
 
@@ -937,5 +938,46 @@ func TestReplaceRules(t *testing.T) {
 				require.Equal(t, 1.0, *d.ReplacementPrice) // zone-a's spot price, not zone-b's 0.2
 			}},
 	)
+	drRun(t, cases)
+}
+
+// TestMinValuesBestEffort is D-227: the BestEffort minValues policy lets
+// provisioning launch a NodeClaim short of minValues, never consolidation:
+// a replacement keeps every minValues of its NodePool under either search.
+func TestMinValuesBestEffort(t *testing.T) {
+	bestEffort := disruption.WithSchedulerOptions(scheduler.WithMinValuesPolicy(scheduler.MinValuesBestEffort))
+	var cases []drCase
+	for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
+		opts, method := []disruption.Option{disruption.WithSearch(search), bestEffort}, "SingleNodeConsolidation"
+		if search == disruption.SearchGlobal {
+			// Its least saving (a tenth of the node's price) is off:
+			// the rule under test is minValues.
+			opts, method = append(opts, disruption.WithMinSavings(0, 0)), "GlobalConsolidation"
+		}
+		cases = append(cases,
+			drCase{id: "D-227", name: string(search) + ": 15 cheaper on-demand options, minValues 16 under BestEffort: not replaced",
+				pools: one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
+				opts:  opts,
+				build: func(b *clusterBuilder) {
+					b.catalog = drCatalog(b.t, 18, drLadder)
+					b.node("n1", "default", "s15", "zone-a", "on-demand")
+					b.pod("a", "n1", "500m")
+				},
+				wantKept: map[string]disruption.KeepReason{"n1": disruption.KeepNoCheaper}},
+			drCase{id: "D-227", name: string(search) + ": 16 cheaper on-demand options, minValues 16 under BestEffort: replaced with all 16",
+				pools: one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
+				opts:  opts,
+				build: func(b *clusterBuilder) {
+					b.catalog = drCatalog(b.t, 18, drLadder)
+					b.node("n1", "default", "s16", "zone-a", "on-demand")
+					b.pod("a", "n1", "500m")
+				},
+				wantCommands: []string{method + " replace [n1] -> [s00/on-demand]"},
+				check: func(t *testing.T, res disruption.Result) {
+					require.Len(t, res.Commands, 1)
+					require.Len(t, res.Commands[0].Replacements, 1)
+					require.Len(t, res.Commands[0].Replacements[0].InstanceTypeOptions, 16)
+				}})
+	}
 	drRun(t, cases)
 }

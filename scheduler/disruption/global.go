@@ -455,6 +455,11 @@ func (m *model) globalTry(pool string, set []*candidate, totals map[string]poolT
 	price := prop.price()
 	saving := price + base - cost
 	least := max(m.cfg.minSavings, m.cfg.minSavingsRatio*price, 1e-9)
+	if saving < 1e-9 && base == 0 && len(sim.res.NodeClaims) > 0 {
+		// Not a small saving: none (minValues, say, kept options as dear
+		// as the nodes).
+		return nil, keep(KeepNoCheaper, Details{Price: roundPrice(price), ReplacementPrice: ptr(roundPrice(cost))}), sim, nil
+	}
 	if saving < least {
 		return nil, keep(KeepMinSavings, Details{Savings: ptr(roundPrice(saving)), MinSavings: ptr(roundPrice(least))}), sim, nil
 	}
