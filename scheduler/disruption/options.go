@@ -40,7 +40,11 @@ type Prefer string
 const (
 	// PreferFewerDisruptions (the default) tries a NodePool's nodes in its
 	// subsets dearest first, the surplus (surplus.go) before the others:
-	// each command saves as much as it can per node it disrupts.
+	// each command saves as much as it can per node it disrupts. On a
+	// cluster of at most 256 nodes SearchKarpenter is converged too, and
+	// when it ends cheaper, so is PreferLowerPrice's order, and the
+	// cheaper of the global search's two ends is kept (plan.go:
+	// planGuarded).
 	PreferFewerDisruptions Prefer = "fewer-disruptions"
 	// PreferLowerPrice tries them dearest per unit of the room they give
 	// first, and keeps nodes cheap for their room to the end. The plan is

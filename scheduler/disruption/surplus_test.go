@@ -85,13 +85,17 @@ func keptTypes(res disruption.Result) map[string]int {
 // TestGlobalNotDearerOnGenerated plans generated clusters where the global
 // search, taking the dearest nodes first, ended dearer than Karpenter's
 // ($34.23/h against $34.20/h with seed 2, $28.62/h against $28.52/h with
-// seed 5: their default pools are spot nodes that can only be deleted) and
-// checks that it ends no dearer now.
+// seed 5: their default pools are spot nodes that can only be deleted;
+// then, with the subsets grown from the surplus, $30.88 against $30.82
+// with seed 9, $29.25 against $29.22 with seed 16, $31.85 against $31.82
+// with seed 26, $28.43 against $28.41 with seed 27) and checks that it
+// ends no dearer now (on clusters this small Plan also converges
+// Karpenter's search: planGuarded).
 func TestGlobalNotDearerOnGenerated(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("plans generated clusters of 110 nodes four times (a measurement: not under -short or -race)")
+		t.Skip("plans generated clusters of 110 nodes several times each (a measurement: not under -short or -race)")
 	}
-	for _, seed := range []uint64{2, 5} {
+	for _, seed := range []uint64{2, 5, 9, 16, 26, 27} {
 		t.Run(fmt.Sprintf("nodes=100/seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
 			c, err := benchcluster.Generate(benchcluster.Options{Nodes: 100, Seed: seed})
@@ -116,7 +120,8 @@ func TestGlobalNotDearerOnGenerated(t *testing.T) {
 // ends at $49.44/h against $49.85/h dearest first, disrupting more nodes
 // (129 against 99); on 110 nodes (seed 5) it would end at $32.18/h
 // against $32.07/h, so PreferLowerPrice keeps the dearest-first end, the
-// same commands as the default, and counts both convergences' work.
+// same commands as the default; on 316 nodes it counts both convergences'
+// work.
 func TestPreferLowerPriceOnGenerated(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("plans generated clusters of 110 and 316 nodes three times each (a measurement: not under -short or -race)")
@@ -151,7 +156,12 @@ func TestPreferLowerPriceOnGenerated(t *testing.T) {
 				}
 				return n
 			}
-			require.Greater(t, sims(l), sims(d))
+			if tc.nodes > 256 {
+				// On smaller clusters the default converges Karpenter's
+				// search too (planGuarded), which may cost more than
+				// the unit order's convergence.
+				require.Greater(t, sims(l), sims(d))
+			}
 		})
 	}
 }
