@@ -127,9 +127,12 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 	}
 	// Subsets first, in every pool; the one that saves most wins. A pool
 	// whose subset search failed sits out rounds (backedOff).
-	best, err := g.subsets(tried)
-	if err != nil {
-		return nil, err
+	var best *globalProposal
+	var err error
+	if !m.cfg.singlesOnly {
+		if best, err = g.subsets(tried); err != nil {
+			return nil, err
+		}
 	}
 	// Else single nodes, pool by pool; else the subsets skipped.
 	for _, pool := range pools {
@@ -140,7 +143,7 @@ func (m *model) globalConsolidation(whys map[*node]*why) (*proposal, error) {
 			return nil, err
 		}
 	}
-	if best == nil && len(skipped) > 0 {
+	if best == nil && len(skipped) > 0 && !m.cfg.singlesOnly {
 		if best, err = g.subsets(skipped); err != nil {
 			return nil, err
 		}

@@ -41,17 +41,19 @@ const (
 	// PreferFewerDisruptions (the default) tries a NodePool's nodes in its
 	// subsets dearest first, the surplus (surplus.go) before the others:
 	// each command saves as much as it can per node it disrupts. On a
-	// cluster of at most 256 nodes SearchKarpenter is converged too, and
-	// when it ends cheaper, so is PreferLowerPrice's order, and the
-	// cheaper of the global search's two ends is kept (plan.go:
-	// planGuarded).
+	// cluster of at most 256 nodes SearchKarpenter is converged too; while
+	// it ends cheaper, the global search is converged again in
+	// PreferLowerPrice's order, then with single nodes only, and the
+	// cheapest end is kept (plan.go: planGlobal).
 	PreferFewerDisruptions Prefer = "fewer-disruptions"
 	// PreferLowerPrice tries them dearest per unit of the room they give
 	// first, and keeps nodes cheap for their room to the end. The plan is
 	// converged both ways and the cheaper end is kept (of equal price, the
 	// one that disrupts fewer nodes), so it never ends dearer than
 	// PreferFewerDisruptions; it disrupts more nodes for its larger saving,
-	// and costs the two convergences.
+	// and costs the two convergences (on a cluster of at most 256 nodes
+	// also Karpenter's search and, while that ends cheaper, single nodes
+	// only: plan.go, planGlobal).
 	PreferLowerPrice Prefer = "lower-price"
 )
 
@@ -79,7 +81,10 @@ type config struct {
 	prefer Prefer
 	// unitOrder orders subsets dearest per unit of room first (one of
 	// PreferLowerPrice's two convergences).
-	unitOrder       bool
+	unitOrder bool
+	// singlesOnly tries single nodes only, in Karpenter's order, never
+	// subsets (planGlobal's last convergence).
+	singlesOnly     bool
 	maxCommands     int
 	spotToSpot      bool
 	spotMinTypes    int

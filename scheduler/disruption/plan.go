@@ -29,91 +29,103 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 	if err != nil {
 		return Result{}, err
 	}
-	if cfg.prefer == PreferLowerPrice {
-		return planLowerPrice(c, nodePools, catalog, now, cfg)
-	}
-	if cfg.search == SearchGlobal && len(c.Nodes) <= guardMaxNodes {
-		return planGuarded(c, nodePools, catalog, now, cfg)
+	if cfg.search == SearchGlobal && (cfg.prefer == PreferLowerPrice || len(c.Nodes) <= guardMaxNodes) {
+		return planGlobal(c, nodePools, catalog, now, cfg)
 	}
 	res, _, err := converge(c, nodePools, catalog, now, cfg)
 	return res, err
 }
 
-// guardMaxNodes bounds the clusters on which the global search's default
-// (PreferFewerDisruptions) also converges Karpenter's search, to end no
-// dearer (planGuarded). Karpenter's search costs a fraction of a second
-// there (110 nodes: 0.4–0.6 CPU s); on larger generated clusters the
-// global search ended below it on every one measured (200 nodes and up)
-// and Karpenter's search costs several times the global one.
+// guardMaxNodes bounds the clusters on which the global search also
+// converges Karpenter's search, to end no dearer (planGlobal). Karpenter's
+// search costs a fraction of a second there (110 nodes: 0.4–0.7 CPU s); on
+// the larger generated clusters measured (316 nodes and up) the global
+// search alone ended below it, and Karpenter's search costs several times
+// the global one.
 const guardMaxNodes = 256
 
-// planGuarded is Plan with SearchGlobal and PreferFewerDisruptions on a
-// cluster of at most guardMaxNodes nodes. Subsets of the dearest nodes
-// first (fewer disruptions) can end a NodePool whose nodes can only be
-// deleted a few cents above Karpenter's single-node order, which deletes
-// the small nodes the dearest ones' pods would fill. So Karpenter's search
-// is converged too, beside the global one; when it ends cheaper, the plan
-// converged with PreferLowerPrice's order (dearest per unit of room first)
-// is made as well, and the cheaper of the global search's two ends is
-// kept (endsBetter). Karpenter's own commands are never returned: they
-// may save cents (no minimum saving) or undo one another. Stats count
-// every convergence.
-func planGuarded(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (Result, error) {
+// planGlobal is Plan with SearchGlobal when it converges more than once,
+// and keeps the end that is cheapest, then disrupts fewer nodes, then
+// takes fewer commands, then was made first (endsBetter):
+//
+//   - with PreferLowerPrice, subsets dearest per unit of room first, then
+//     dearest first (so it never ends dearer than the default);
+//   - with PreferFewerDisruptions, dearest first;
+//   - on a cluster of at most guardMaxNodes nodes, fewer disruptions only
+//     as long as the end is no dearer than Karpenter's: Karpenter's search
+//     is converged too, beside the global one, and while it ends cheaper
+//     the global search is converged again, in PreferLowerPrice's order
+//     (if not made yet), then with single nodes only, in Karpenter's order
+//     (singlesOnly: Karpenter's path under the global search's rules).
+//     Subsets of the dearest nodes first can end a NodePool whose nodes can
+//     only be deleted a few cents above Karpenter's single-node order,
+//     which deletes the small nodes the dearest ones' pods would fill.
+//
+// Karpenter's own commands are never returned: they may save cents (no
+// minimum saving) or undo one another. Stats count every convergence.
+func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (Result, error) {
 	full := cfg
 	full.maxCommands, full.noRepack = 0, true
-	kc := full
-	kc.search, kc.prefer, kc.minSavings, kc.minSavingsRatio = SearchKarpenter, "", 0, 0
+	guard := len(c.Nodes) <= guardMaxNodes
 	var k Result
 	var kerr error
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		k, _, kerr = converge(c, nodePools, catalog, now, kc)
-	}()
-	best, bestModel, err := converge(c, nodePools, catalog, now, full)
+	if guard {
+		kc := full
+		kc.search, kc.prefer, kc.unitOrder, kc.minSavings, kc.minSavingsRatio = SearchKarpenter, "", false, 0, 0
+		go func() {
+			defer close(done)
+			k, _, kerr = converge(c, nodePools, catalog, now, kc)
+		}()
+	} else {
+		close(done)
+	}
+	var best Result
+	var bestModel *model
+	var stats []Stats
+	unitMade := false
+	try := func(unit, singles bool) error {
+		o := full
+		o.unitOrder, o.singlesOnly = unit, singles
+		unitMade = unitMade || unit
+		res, m, err := converge(c, nodePools, catalog, now, o)
+		if err != nil {
+			return err
+		}
+		stats = append(stats, res.Stats)
+		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
+			best, bestModel, cfg.unitOrder, cfg.singlesOnly = res, m, unit, singles
+		}
+		return nil
+	}
+	var err error
+	if cfg.prefer == PreferLowerPrice {
+		if err = try(true, false); err == nil {
+			err = try(false, false)
+		}
+	} else {
+		err = try(false, false)
+	}
 	<-done
 	if err != nil {
 		return Result{}, err
 	}
+	if !guard {
+		return finishChosen(c, nodePools, catalog, now, cfg, best, bestModel, stats)
+	}
 	if kerr != nil {
 		return Result{}, kerr
 	}
-	stats := []Stats{best.Stats, k.Stats}
-	if best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter {
-		full.unitOrder = true
-		u, um, err := converge(c, nodePools, catalog, now, full)
-		if err != nil {
+	stats = append(stats, k.Stats)
+	dearer := func() bool { return best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter }
+	if dearer() && !unitMade {
+		if err := try(true, false); err != nil {
 			return Result{}, err
-		}
-		stats = append(stats, u.Stats)
-		if endsBetter(u.Summary, best.Summary) {
-			best, bestModel, cfg.unitOrder = u, um, true
 		}
 	}
-	return finishChosen(c, nodePools, catalog, now, cfg, best, bestModel, stats)
-}
-
-// planLowerPrice is Plan with PreferLowerPrice: the plan converged with
-// subsets dearest per unit of room first and dearest first, the cheaper
-// end kept (of equal price, the one with fewer disrupted nodes, then fewer
-// commands; then the first). Stats count both convergences. With
-// WithMaxCommands the kept order is planned again up to it (the choice
-// needs both ends).
-func planLowerPrice(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config) (Result, error) {
-	full := cfg
-	full.maxCommands, full.noRepack = 0, true
-	var best Result
-	var bestModel *model
-	var stats []Stats
-	for _, unit := range []bool{true, false} {
-		full.unitOrder = unit
-		res, m, err := converge(c, nodePools, catalog, now, full)
-		if err != nil {
+	if dearer() {
+		if err := try(false, true); err != nil {
 			return Result{}, err
-		}
-		stats = append(stats, res.Stats)
-		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
-			best, bestModel, cfg.unitOrder = res, m, unit
 		}
 	}
 	return finishChosen(c, nodePools, catalog, now, cfg, best, bestModel, stats)

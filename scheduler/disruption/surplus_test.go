@@ -88,14 +88,16 @@ func keptTypes(res disruption.Result) map[string]int {
 // seed 5: their default pools are spot nodes that can only be deleted;
 // then, with the subsets grown from the surplus, $30.88 against $30.82
 // with seed 9, $29.25 against $29.22 with seed 16, $31.85 against $31.82
-// with seed 26, $28.43 against $28.41 with seed 27) and checks that it
-// ends no dearer now (on clusters this small Plan also converges
-// Karpenter's search: planGuarded).
+// with seed 26, $28.43 against $28.41 with seed 27, $27.16 against
+// $27.15 with seed 63, where the unit order ends at $27.16 too) and checks
+// that it ends no dearer now (on clusters this small Plan also converges
+// Karpenter's search and, while that ends cheaper, the global search in
+// other orders: planGlobal).
 func TestGlobalNotDearerOnGenerated(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("plans generated clusters of 110 nodes several times each (a measurement: not under -short or -race)")
 	}
-	for _, seed := range []uint64{2, 5, 9, 16, 26, 27} {
+	for _, seed := range []uint64{2, 5, 9, 16, 26, 27, 63} {
 		t.Run(fmt.Sprintf("nodes=100/seed=%d", seed), func(t *testing.T) {
 			t.Parallel()
 			c, err := benchcluster.Generate(benchcluster.Options{Nodes: 100, Seed: seed})
@@ -158,7 +160,7 @@ func TestPreferLowerPriceOnGenerated(t *testing.T) {
 			}
 			if tc.nodes > 256 {
 				// On smaller clusters the default converges Karpenter's
-				// search too (planGuarded), which may cost more than
+				// search too (planGlobal), which may cost more than
 				// the unit order's convergence.
 				require.Greater(t, sims(l), sims(d))
 			}
