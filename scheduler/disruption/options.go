@@ -80,7 +80,7 @@ type config struct {
 	search Search
 	prefer Prefer
 	// unitOrder orders subsets dearest per unit of room first (one of
-	// PreferLowerPrice's two convergences).
+	// PreferLowerPrice's two convergences; planGlobal's second order).
 	unitOrder bool
 	// singlesOnly tries single nodes only, in Karpenter's order, never
 	// subsets (planGlobal's last convergence).
