@@ -156,8 +156,9 @@ func WithSchedulerOptions(opts ...scheduler.Option) Option {
 func WithoutRepack() Option { return func(c *config) { c.noRepack = true } }
 
 // WithParallelism sets how many simulations may run at once (default: one
-// per core, at most 8; 1 runs them one at a time). The plan does not depend
-// on it.
+// per core, at most 8; 1 runs them one at a time, and the convergences of
+// the global search on a small cluster one after another: planGlobal). The
+// plan does not depend on it.
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
 
 // WithMaxProbes bounds the simulations one round of a method may run

@@ -53,7 +53,8 @@ const guardMaxNodes = 256
 //   - with PreferFewerDisruptions, dearest first;
 //   - on a cluster of at most guardMaxNodes nodes, fewer disruptions only
 //     as long as the end is no dearer than Karpenter's: Karpenter's search
-//     is converged too, beside the global one, and while it ends cheaper
+//     is converged too, beside the global one (before it under
+//     WithParallelism(1)), and while it ends cheaper
 //     the global search is converged again, in PreferLowerPrice's order
 //     (if not made yet), then with single nodes only, in Karpenter's order
 //     (singlesOnly: Karpenter's path under the global search's rules).
@@ -73,10 +74,15 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	if guard {
 		kc := full
 		kc.search, kc.prefer, kc.unitOrder, kc.minSavings, kc.minSavingsRatio = SearchKarpenter, "", false, 0, 0
-		go func() {
+		karpenter := func() {
 			defer close(done)
 			k, _, kerr = converge(c, nodePools, catalog, now, kc)
-		}()
+		}
+		if cfg.parallelism == 1 {
+			karpenter()
+		} else {
+			go karpenter()
+		}
 	} else {
 		close(done)
 	}
