@@ -946,6 +946,15 @@ func TestReplaceRules(t *testing.T) {
 // a replacement keeps every minValues of its NodePool under either search.
 func TestMinValuesBestEffort(t *testing.T) {
 	bestEffort := disruption.WithSchedulerOptions(scheduler.WithMinValuesPolicy(scheduler.MinValuesBestEffort))
+	// onDemandOf is an on-demand node n1 of type typ (of the 18-type
+	// ladder) with a small pod.
+	onDemandOf := func(typ string) func(*clusterBuilder) {
+		return func(b *clusterBuilder) {
+			b.catalog = drCatalog(b.t, 18, drLadder)
+			b.node("n1", "default", typ, "zone-a", "on-demand")
+			b.pod("a", "n1", "500m")
+		}
+	}
 	var cases []drCase
 	for _, search := range []disruption.Search{disruption.SearchKarpenter, disruption.SearchGlobal} {
 		opts, method := []disruption.Option{disruption.WithSearch(search), bestEffort}, "SingleNodeConsolidation"
@@ -956,22 +965,14 @@ func TestMinValuesBestEffort(t *testing.T) {
 		}
 		cases = append(cases,
 			drCase{id: "D-227", name: string(search) + ": 15 cheaper on-demand options, minValues 16 under BestEffort: not replaced",
-				pools: one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
-				opts:  opts,
-				build: func(b *clusterBuilder) {
-					b.catalog = drCatalog(b.t, 18, drLadder)
-					b.node("n1", "default", "s15", "zone-a", "on-demand")
-					b.pod("a", "n1", "500m")
-				},
+				pools:    one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
+				opts:     opts,
+				build:    onDemandOf("s15"),
 				wantKept: map[string]disruption.KeepReason{"n1": disruption.KeepNoCheaper}},
 			drCase{id: "D-227", name: string(search) + ": 16 cheaper on-demand options, minValues 16 under BestEffort: replaced with all 16",
-				pools: one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
-				opts:  opts,
-				build: func(b *clusterBuilder) {
-					b.catalog = drCatalog(b.t, 18, drLadder)
-					b.node("n1", "default", "s16", "zone-a", "on-demand")
-					b.pod("a", "n1", "500m")
-				},
+				pools:        one(drRequire("node.kubernetes.io/instance-type", corev1.NodeSelectorOpExists, 16)),
+				opts:         opts,
+				build:        onDemandOf("s16"),
 				wantCommands: []string{method + " replace [n1] -> [s00/on-demand]"},
 				check: func(t *testing.T, res disruption.Result) {
 					require.Len(t, res.Commands, 1)
