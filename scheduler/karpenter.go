@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
@@ -39,8 +40,13 @@ const joinFewestMaxPods = 300
 // tries its in-flight NodeClaims before any new one), else on the new
 // claim nc when there is one (haveNew).
 func (s *solver) joinFewestOrNew(pp *pending, a attempt, nc evaluation, haveNew bool) bool {
-	order := s.liveClaims()
-	slices.SortStableFunc(order, func(x, y *claim) int { return cmp.Compare(len(x.pods), len(y.pods)) })
+	var order []*claim
+	if s.cfg.fewestInPlace {
+		order = s.fewestOrder()
+	} else {
+		order = s.liveClaims()
+		slices.SortStableFunc(order, func(x, y *claim) int { return cmp.Compare(len(x.pods), len(y.pods)) })
+	}
 	for _, cl := range order {
 		if !s.poolTolerated(a.c, cl.pool, a.level) || (haveNew && !s.cfg.joinAnyWeight && cl.pool.tmpl.Weight < nc.pool.tmpl.Weight) {
 			continue
@@ -55,6 +61,23 @@ func (s *solver) joinFewestOrNew(pp *pending, a attempt, nc evaluation, haveNew 
 		return true
 	}
 	return false
+}
+
+// fewestOrder is Karpenter's list of in-flight NodeClaims as it sorts it
+// before each pod that no existing node takes: in place, fewest pods first,
+// with sort.Slice (the call Karpenter makes, so that its unstable order of
+// ties is Karpenter's too). Claims holding as many pods stay in the order
+// the earlier sorts left them, not in the order they were opened (seed
+// 42474: sorted from their opening order at every pod, a zone's claims
+// filled differently and the plan opened an eighth claim where Karpenter
+// packed seven). New claims join at the end, as Karpenter appends them;
+// dropped or emptied ones leave.
+func (s *solver) fewestOrder() []*claim {
+	s.fewest = append(s.fewest, s.claims[s.fewestSeen:]...)
+	s.fewestSeen = len(s.claims)
+	s.fewest = slices.DeleteFunc(s.fewest, func(cl *claim) bool { return cl.dropped || len(cl.pods) == 0 })
+	sort.Slice(s.fewest, func(i, j int) bool { return len(s.fewest[i].pods) < len(s.fewest[j].pods) })
+	return s.fewest
 }
 
 // orFewest returns the plan of all (the portfolio, finished), or the plan
@@ -112,6 +135,14 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			rc.unfollowRequired = true
 			cfgs = append(cfgs, rc)
 		}
+		// Karpenter's order of tied claims is the one its in-place sorts
+		// leave (seed 42474: seven claims where the plan sorted from the
+		// opening order at every pod opened eight); made beside the plan
+		// sorted from the opening order, which other inputs' fixes were
+		// made against (held-reservations, owners-last).
+		ic := fc
+		ic.fewestInPlace = true
+		cfgs = append(cfgs, ic)
 		for _, c := range cfgs {
 			f, err := planFewest(pods, nodePools, catalog, c)
 			if err == nil && f != nil {

@@ -126,6 +126,10 @@ type config struct {
 	// opened first), as Karpenter orders its in-flight NodeClaims before
 	// each pod; set only for a plan of its own (karpenter.go).
 	joinFewest bool
+	// fewestInPlace keeps a joinFewest plan's claims in the order
+	// Karpenter's in-place sort leaves them (fewestOrder), not sorted
+	// from their opening order at every pod: one more plan of orFewest.
+	fewestInPlace bool
 	// joinAnyWeight lets a joinFewest plan's pod join a planned claim of
 	// a NodePool lighter than the one its new claim would open in (one
 	// more plan of orFewest when NodePools' weights differ).

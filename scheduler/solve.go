@@ -33,6 +33,11 @@ type solver struct {
 	spend   map[*class]float64
 	pending []*pending
 	claims  []*claim
+	// fewest are the planned claims in the order Karpenter's in-place
+	// sort leaves them (joinFewest: fewestOrder); fewestSeen counts the
+	// claims already in it.
+	fewest     []*claim
+	fewestSeen int
 	// existingPods are the bound pods as topology counts them (shared by
 	// the plans of one solve: never written).
 	existingPods []topology.ExistingPod
