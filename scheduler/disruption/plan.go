@@ -89,11 +89,9 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	var best Result
 	var bestModel *model
 	var stats []Stats
-	unitMade := false
 	try := func(unit, singles bool) error {
 		o := full
 		o.unitOrder, o.singlesOnly = unit, singles
-		unitMade = unitMade || unit
 		res, m, err := converge(c, nodePools, catalog, now, o)
 		if err != nil {
 			return err
@@ -124,7 +122,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	}
 	stats = append(stats, k.Stats)
 	dearer := func() bool { return best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter }
-	if dearer() && !unitMade {
+	if dearer() && cfg.prefer != PreferLowerPrice { // lower-price made the unit order already
 		if err := try(true, false); err != nil {
 			return Result{}, err
 		}
