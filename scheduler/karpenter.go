@@ -120,6 +120,17 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			uc := cfg
 			uc.karpenterRelaxation, uc.unfollowPreferred = true, true
 			cfgs = append(cfgs, uc)
+			if slices.ContainsFunc(pods, requiredPodAffinity) {
+				// Karpenter's queue for both kinds of follower: by size,
+				// neither waiting for its targets (seed 72268: a preferred
+				// follower, larger, took the room an existing node had
+				// left, so every target of the required followers went to
+				// a new claim with room for them; 270 pods where the plans
+				// with either kind waiting placed 266).
+				bc := fc
+				bc.unfollowPreferred, bc.unfollowRequired, bc.fewestInPlace = true, true, true
+				cfgs = append(cfgs, bc)
+			}
 			if slices.ContainsFunc(pods, offHostPreferredPodAffinity) {
 				// Karpenter's view of such a term: its targets on claims
 				// no rule pins are not seen (seed 38037: the first of three
