@@ -120,17 +120,21 @@ func orFewest(pods []*corev1.Pod, nodePools []nodepool.NodePool, catalog instanc
 			uc := cfg
 			uc.karpenterRelaxation, uc.unfollowPreferred = true, true
 			cfgs = append(cfgs, uc)
-			if slices.ContainsFunc(pods, requiredPodAffinity) {
-				// Karpenter's queue for both kinds of follower: by size,
-				// neither waiting for its targets (seed 72268: a preferred
-				// follower, larger, took the room an existing node had
-				// left, so every target of the required followers went to
-				// a new claim with room for them; 270 pods where the plans
-				// with either kind waiting placed 266).
-				bc := fc
-				bc.unfollowPreferred, bc.unfollowRequired, bc.fewestInPlace = true, true, true
-				cfgs = append(cfgs, bc)
-			}
+			// Karpenter's whole loop: its queue (by size: no follower,
+			// preferred or required, waits for its targets), its
+			// relaxation, its in-flight claims in its in-place order.
+			// uc packs nodeplan's way; the plans above wait for targets.
+			// Seed 72246: a larger pod dropped its preferred affinity to
+			// pods queued after it and left their claims' pod slots to
+			// others ($147.32/h, Karpenter's, where the plans above paid
+			// $167.56 and uc $205.63). Seed 72268: a preferred follower
+			// took the room an existing node had left, so every target
+			// of the required followers went to a new claim with room
+			// for them (270 pods where the plans with either kind
+			// waiting placed 266).
+			kc := fc
+			kc.unfollowPreferred, kc.unfollowRequired, kc.fewestInPlace = true, slices.ContainsFunc(pods, requiredPodAffinity), true
+			cfgs = append(cfgs, kc)
 			if slices.ContainsFunc(pods, offHostPreferredPodAffinity) {
 				// Karpenter's view of such a term: its targets on claims
 				// no rule pins are not seen (seed 38037: the first of three
