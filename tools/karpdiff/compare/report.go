@@ -93,7 +93,7 @@ func writeTotals(b *strings.Builder, outs []Outcome) {
 	}
 	b.WriteString("\n")
 	launch, filters := refusalCauses(outs)
-	fmt.Fprintf(b, "Karpenter's refused pods: %d on NodeClaims that cannot launch (NodePool limits, reservations), %d by kube-scheduler's filters\n", launch, filters)
+	fmt.Fprintf(b, "Karpenter's refused pods: %d on NodeClaims that cannot launch (NodePool limits, reservations, minValues), %d by kube-scheduler's filters\n", launch, filters)
 	if len(ratios) > 0 {
 		sort.Float64s(ratios)
 		fmt.Fprintf(b, "costlier: median %.1f%%, worst %.2fx\n", (ratios[len(ratios)/2]-1)*100, ratios[len(ratios)-1])

@@ -487,6 +487,34 @@ func TestCheckClaims(t *testing.T) {
 	}
 }
 
+// TestCheckLaunchMinValues: a NodeClaim launches only when its minValues
+// hold over the options that have an offering its requirements allow (the
+// provider's truncation at launch); a claim on a reservation of one type
+// where the NodePool asks for two types does not.
+func TestCheckLaunchMinValues(t *testing.T) {
+	small := tk.Type("small", 2, 4, 10, 0.1, "zone-a", "zone-b")
+	small.Offerings = append(small.Offerings, instancetypes.Offering{Zone: "zone-a", CapacityType: "reserved", Price: 0.02, ReservationID: "cr-1", ReservationCapacity: 2})
+	cat := tk.Catalog(small, tk.Type("tiny", 2, 4, 2, 0.05, "zone-a", "zone-b"))
+	types := plan.Expression{Key: corev1.LabelInstanceTypeStable, Operator: "In", Values: []string{"small", "tiny"}, MinValues: 2}
+	reserved := plan.NodeClaim{Name: "c1", NodePool: "default", InstanceType: "small", Zone: "zone-a", CapacityType: "reserved", Price: 0.02,
+		InstanceTypeOptions: []string{"small", "tiny"}, Labels: map[string]string{labelReservation: "cr-1"}, Pods: []string{"default/a"},
+		Requirements: []plan.Expression{{Key: labelReservation, Operator: "In", Values: []string{"cr-1"}}, {Key: labelCapacityType, Operator: "In", Values: []string{"reserved"}}, types}}
+	onDemand := plan.NodeClaim{Name: "c2", NodePool: "default", InstanceType: "tiny", Zone: "zone-b", CapacityType: "on-demand", Price: 0.05,
+		InstanceTypeOptions: []string{"tiny", "small"}, Pods: []string{"default/b"},
+		Requirements: []plan.Expression{{Key: labelCapacityType, Operator: "In", Values: []string{"on-demand"}}, {Key: zoneKey, Operator: "In", Values: []string{"zone-b"}}, types}}
+	in := manifest.Input{Pods: pods(tk.Pod("a"), tk.Pod("b"))}
+	got := run(t, in, cat, plan.Plan{NodeClaims: []plan.NodeClaim{reserved, onDemand}})
+	if diff := cmp.Diff(outcome{Refused: map[string]string{"a": "NodeClaim"}, Bound: 1}, got); diff != "" {
+		t.Errorf("one reserved type for minValues 2 (-want +got):\n%s", diff)
+	}
+	types.MinValues = 1
+	reserved.Requirements[2] = types
+	got = run(t, in, cat, plan.Plan{NodeClaims: []plan.NodeClaim{reserved}})
+	if diff := cmp.Diff(outcome{Refused: map[string]string{}, Bound: 1}, got); diff != "" {
+		t.Errorf("minValues 1 (-want +got):\n%s", diff)
+	}
+}
+
 func zoned(name, zone string) nodepool.NodePool {
 	np := tk.NodePool(name)
 	np.Spec.Template.Spec.Requirements = []nodepool.NodeSelectorRequirementWithMinValues{{Key: zoneKey, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}}

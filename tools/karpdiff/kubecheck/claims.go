@@ -57,8 +57,88 @@ func resolveClaim(nc plan.NodeClaim, cat instancetypes.Catalog, pools map[string
 	}
 	if msg := poolRequirementsHold(c.pool, c.node); msg != "" {
 		c.problem = msg
+		return c
 	}
+	c.problem = launchMinValues(nc, cat)
 	return c
+}
+
+// launchMinValues checks the claim's minValues the way the cloud provider
+// does when it creates the instance: over the claim's instance-type
+// options that have an available offering its requirements on zone,
+// capacity type and reservation allow (the AWS provider keeps only those,
+// and only the reserved ones for a claim that requires capacity type
+// reserved, then truncates the list and fails the launch when a minValues
+// no longer holds). Karpenter's scheduler counts minValues before it
+// narrows a claim that holds a reservation to capacity type reserved, so
+// such a claim may name one reserved type where the NodePool asks for
+// three: it does not launch. It returns "" when every minValues holds.
+func launchMinValues(nc plan.NodeClaim, cat instancetypes.Catalog) string {
+	values := map[string]map[string]bool{}
+	for _, r := range nc.Requirements {
+		if r.MinValues > 0 {
+			values[r.Key] = map[string]bool{}
+		}
+	}
+	if len(values) == 0 {
+		return ""
+	}
+	for _, name := range nc.InstanceTypeOptions {
+		it, ok := cat.Get(name)
+		if !ok || !slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return offeringAllowed(o, nc.Requirements) }) {
+			continue
+		}
+		for key, set := range values {
+			if key == corev1.LabelInstanceTypeStable {
+				set[it.Name] = true
+			} else if v, ok := it.Labels[key]; ok {
+				set[v] = true
+			}
+		}
+	}
+	for _, r := range nc.Requirements {
+		if r.MinValues > 0 && len(values[r.Key]) < r.MinValues {
+			return fmt.Sprintf("minValues %d on %s is not met at launch: %d value(s) among the options with an offering the claim's requirements allow", r.MinValues, r.Key, len(values[r.Key]))
+		}
+	}
+	return ""
+}
+
+// offeringAllowed reports whether o is available and meets the claim's
+// requirements on zone, capacity type and capacity reservation.
+func offeringAllowed(o instancetypes.Offering, reqs []plan.Expression) bool {
+	if o.Unavailable {
+		return false
+	}
+	labels := map[string]string{corev1.LabelTopologyZone: o.Zone, labelCapacityType: o.CapacityType}
+	if o.ReservationID != "" {
+		labels[labelReservation] = o.ReservationID
+	}
+	for _, r := range reqs {
+		if r.Key != corev1.LabelTopologyZone && r.Key != labelCapacityType && r.Key != labelReservation {
+			continue
+		}
+		v, has := labels[r.Key]
+		switch corev1.NodeSelectorOperator(r.Operator) {
+		case corev1.NodeSelectorOpIn:
+			if !has || !slices.Contains(r.Values, v) {
+				return false
+			}
+		case corev1.NodeSelectorOpNotIn:
+			if has && slices.Contains(r.Values, v) {
+				return false
+			}
+		case corev1.NodeSelectorOpExists:
+			if !has {
+				return false
+			}
+		case corev1.NodeSelectorOpDoesNotExist:
+			if has {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // findOffering returns the claim's offering: available, in its zone and

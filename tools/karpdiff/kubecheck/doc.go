@@ -21,8 +21,11 @@
 // Before binding, each NodeClaim is checked as a launch: its NodePool
 // exists and is dynamic, its instance type and an available offering in
 // its zone and capacity type exist at the plan's price, the node's labels
-// satisfy the NodePool's requirements, the NodePool's limits and the
-// capacity reservations hold. A claim that fails refuses all its pods.
+// satisfy the NodePool's requirements, its minValues hold over the
+// options that have an offering its requirements allow (the AWS provider's
+// check when it creates the instance, under the Strict minValues policy the
+// differential runs), the NodePool's limits and the capacity reservations
+// hold. A claim that fails refuses all its pods.
 //
 // The check is independent of nodeplan's verify.Plan (scheduler/verify): it
 // shares only the manifest reader and the catalog decoder with the library.
