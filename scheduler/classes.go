@@ -123,7 +123,29 @@ func classKey(p *corev1.Pod) (uint64, error) {
 		return 0, err
 	}
 	h.Write(b)
+	if statusResources(p) {
+		// What the kubelet allocated counts too (podrequests.OfPod): two
+		// pods of one spec mid-resize may ask for different room.
+		r := podrequests.OfPod(p)
+		for _, name := range slices.Sorted(maps.Keys(r)) {
+			q := r[name]
+			h.Write([]byte(name))
+			h.Write([]byte{1})
+			h.Write([]byte(q.String()))
+			h.Write([]byte{0})
+		}
+	}
 	return h.Sum64(), nil
+}
+
+// statusResources reports whether the pod's status gives a container
+// resources (allocated or actual), which its requests then count as
+// kube-scheduler does (podrequests.OfPod).
+func statusResources(p *corev1.Pod) bool {
+	has := func(cs []corev1.ContainerStatus) bool {
+		return slices.ContainsFunc(cs, func(c corev1.ContainerStatus) bool { return len(c.AllocatedResources) > 0 || c.Resources != nil })
+	}
+	return has(p.Status.ContainerStatuses) || has(p.Status.InitContainerStatuses)
 }
 
 // classKeys returns the class key of each pod, computed on up to
@@ -241,7 +263,7 @@ func (s *solver) sharedClaimTerms(p *corev1.Pod) (map[string]string, []corev1.Po
 
 func (s *solver) deriveClass(c *class) {
 	p := c.sample
-	reqs := podrequests.Of(&p.Spec)
+	reqs := podrequests.OfPod(p)
 	var unknown []corev1.ResourceName
 	c.requests, unknown = s.dims.Vector(reqs)
 	if len(unknown) > 0 {

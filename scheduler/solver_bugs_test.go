@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodeplan/nodeplan/instancetypes"
@@ -248,5 +249,34 @@ func TestSolverBugOverLimitOnResourceNoTypeHas(t *testing.T) {
 	})
 	if len(res.NodeClaims) != 0 || len(res.PodErrors) != 1 || res.PodErrors[0].Code != scheduler.ReasonLimits {
 		t.Errorf("NodeClaims %v, pod errors %v; want no NodeClaim and the pod unplaced for LimitsExceeded", res.NodeClaims, res.PodErrors)
+	}
+}
+
+// A pending pod whose status gives a container allocated resources (an
+// in-place resize the API server took while the pod waited) needs the
+// larger of its spec and those, as kube-scheduler counts it
+// (podrequests.OfPod); Solve counted its spec alone, and placed it on a
+// node without the room (found by FuzzSolve: an allocated resource no node
+// has, on an existing node). Two pods of one spec, one mid-resize, are then
+// two classes.
+func TestSolverBugResizedPendingPod(t *testing.T) {
+	resized := testutil.Pod("resized").CPU("500m").Obj()
+	resized.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: resized.Spec.Containers[0].Name,
+		AllocatedResources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}}}
+	node := testutil.Node("node-a").Label(requirements.LabelTopologyZone, "z1").Label(requirements.LabelNodePool, "default").Size("2", "8Gi", "10").Obj()
+	res := requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
+		pods:  []*corev1.Pod{testutil.Pod("plain").CPU("500m").Obj(), resized},
+		opts:  []scheduler.Option{scheduler.WithExistingNodes([]*corev1.Node{node}, nil)},
+	})
+	onNode := map[string]bool{}
+	for _, en := range res.ExistingNodes {
+		for _, p := range en.Pods {
+			onNode[p] = true
+		}
+	}
+	if !onNode["default/plain"] || onNode["default/resized"] || res.Summary.Scheduled != 2 {
+		t.Errorf("existing node holds %v, %d scheduled; want plain there and resized (3 cpu) on a NodeClaim", onNode, res.Summary.Scheduled)
 	}
 }
