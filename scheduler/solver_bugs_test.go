@@ -280,3 +280,28 @@ func TestSolverBugResizedPendingPod(t *testing.T) {
 		t.Errorf("existing node holds %v, %d scheduled; want plain there and resized (3 cpu) on a NodeClaim", onNode, res.Summary.Scheduled)
 	}
 }
+
+// A required pod affinity term without a label selector selects no pod
+// (kube-scheduler), so it never holds; one with an empty selector ({})
+// selects every pod. The tracker keyed a term's group by its selector's
+// text, which is "" for both, so the first pod's group served the second
+// and the plan placed it beside the first (found by FuzzSolve: misspelled
+// labelSelector keys).
+func TestSolverBugNilAffinitySelector(t *testing.T) {
+	affinity := func(sel *metav1.LabelSelector) *corev1.Affinity {
+		return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{
+			{LabelSelector: sel, TopologyKey: requirements.LabelTopologyZone}}}}
+	}
+	every := testutil.Pod("every").CPU("100m").Obj()
+	every.Spec.Affinity = affinity(&metav1.LabelSelector{})
+	none := testutil.Pod("none").CPU("100m").Obj()
+	none.Spec.Affinity = affinity(nil)
+	res := requireVerifies(t, planInput{
+		cat:   kCatalog(t),
+		pools: []nodepool.NodePool{testutil.NodePool("default").Obj()},
+		pods:  []*corev1.Pod{every, none},
+	})
+	if res.Summary.Scheduled != 1 || len(res.PodErrors) != 1 || res.PodErrors[0].Pod != "default/none" {
+		t.Errorf("scheduled %d, pod errors %v; want every placed and none unplaced", res.Summary.Scheduled, res.PodErrors)
+	}
+}

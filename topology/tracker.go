@@ -548,8 +548,19 @@ func newParsedSelector(ls *metav1.LabelSelector) parsedSelector {
 	if err != nil {
 		return parsedSelector{err: err}
 	}
-	return parsedSelector{sel: sel, desc: sel.String()}
+	desc := sel.String()
+	if ls == nil {
+		desc = nothingDesc
+	}
+	return parsedSelector{sel: sel, desc: desc}
 }
+
+// nothingDesc describes the selector of a nil label selector, which selects
+// nothing: labels.Nothing() renders as "", as labels.Everything() does, and a
+// group keyed by that would count, for a term that selects no pod, every pod
+// an empty selector ({}) selects. No selector renders as this text (a label
+// key has no spaces).
+const nothingDesc = "no labelSelector, selects nothing"
 
 // selected returns the indexes of the existing pods g's namespaces and
 // selector pick (shared: read only).
@@ -608,7 +619,7 @@ func (t *Tracker) group(kind Kind, term corev1.PodAffinityTerm, ownerNS string, 
 		return nil, parsed.err
 	}
 	sel, selDesc := parsed.sel, parsed.desc
-	if extraSelector != nil {
+	if extraSelector != nil && selDesc != nothingDesc {
 		reqs, _ := extraSelector.Requirements()
 		sel = sel.Add(reqs...)
 		selDesc = sel.String()
