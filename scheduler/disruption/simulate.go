@@ -335,7 +335,11 @@ func (m *model) deletingMovable(n *node) []*pod {
 
 // unbound returns the pod as Solve takes a pod to place: without
 // spec.nodeName and, when tolerate is set, tolerating the gate taint. The
-// copy is made once per pod and shared (never written).
+// copy is made once per pod and shared (never written). A bound pod's copy
+// drops its status too: the pod its controller makes in its place asks for
+// its spec's requests, not what the kubelet allocated the evicted one
+// mid-resize (which Solve would count, as for a pending pod: the
+// prefilter's room, prefilter.go, counts the spec too).
 func (p *pod) unbound(tolerate bool) *corev1.Pod {
 	if tolerate {
 		if p.tolerant == nil {
@@ -352,6 +356,7 @@ func (p *pod) unbound(tolerate bool) *corev1.Pod {
 		} else {
 			c := p.obj.DeepCopy()
 			c.Spec.NodeName = ""
+			c.Status = corev1.PodStatus{Phase: corev1.PodPending}
 			p.loose = c
 		}
 	}
