@@ -33,3 +33,39 @@ func onlyInNotIn(term corev1.NodeSelectorTerm, key string) bool {
 		return e.Key == key && e.Operator != corev1.NodeSelectorOpIn && e.Operator != corev1.NodeSelectorOpNotIn
 	})
 }
+
+// karpenterIntersect is the requirements of a required term (with the
+// node selector) and the preferred term Karpenter enforces with it, as
+// Karpenter intersects them: on a key where they leave no value and one of
+// them lists values (In, or DoesNotExist) with the other In, NotIn or
+// DoesNotExist, its intersection is an In of nothing, which it takes for
+// DoesNotExist (karpenterReading), so the preference costs nothing where
+// the label is absent. Karpenter then places a pod whose required
+// gpu-name DoesNotExist meets a preferred gpu-name In [fake nvid] on a
+// node without a GPU, the preference dropped unseen, where relaxing the
+// required term first would take a GPU node (karpdiff seed 73699: 98 pods
+// on $0.79/h GPU nodes where Karpenter's cpu-8 cost $0.24).
+func karpenterIntersect(alt, pref requirements.Requirements) requirements.Requirements {
+	r := alt.Intersect(pref)
+	for _, key := range pref.Keys() {
+		if !r.Get(key).IsEmpty() || !alt.Has(key) {
+			continue
+		}
+		if x, y := alt.Get(key), pref.Get(key); readsAbsentWhenEmpty(x, y) {
+			r = r.Without(key).Add(requirements.DoesNotExist(key))
+		}
+	}
+	return r
+}
+
+// readsAbsentWhenEmpty reports whether Karpenter reads the empty
+// intersection of x and y as DoesNotExist: neither bounds a number nor is
+// Exists (those clashes stay empty for Karpenter, as karpenterReading
+// says), and one of them is a list of values (In, or DoesNotExist).
+func readsAbsentWhenEmpty(x, y requirements.Requirement) bool {
+	plain := func(r requirements.Requirement) bool {
+		_, lo, _, hi := r.Bounds()
+		return !lo && !hi && !r.IsEmpty() && (r.IsFinite() || !r.RequiresPresent())
+	}
+	return plain(x) && plain(y) && (x.IsFinite() || y.IsFinite())
+}

@@ -39,7 +39,8 @@ const (
 	// of its options against NodePool limits while it schedules; no
 	// NodeClaim launched into an empty label value; a soft spread's domains
 	// counted from every value a NodePool offers; a preferred term whose
-	// In and NotIn leave a key no value read as DoesNotExist), the plan
+	// In and NotIn leave a key no value, alone or with the required term
+	// enforced with it, read as DoesNotExist), the plan
 	// relaxes them as Karpenter would. And a plan made with preferences
 	// relaxed further (under WhileFree, or Ignore) replaces it when it
 	// places the same pods for less and still honours, pod by pod, every

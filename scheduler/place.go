@@ -87,7 +87,11 @@ func (s *solver) newAttempt(c *class, alt, level int, allowNew bool) (attempt, b
 		r := c.alts[alt]
 		for i, p := range c.prefs {
 			if c.activePref(i, level) {
-				r = r.Intersect(p.reqs)
+				if c.singlePref {
+					r = karpenterIntersect(r, p.reqs)
+				} else {
+					r = r.Intersect(p.reqs)
+				}
 			}
 		}
 		id = -1
