@@ -91,6 +91,7 @@ const (
 
 type config struct {
 	nodes            []*corev1.Node
+	existingRank     func(*corev1.Node) float64 // WithExistingNodeRank
 	boundPods        []*corev1.Pod
 	daemonSets       []*appsv1.DaemonSet
 	pvcs             []*corev1.PersistentVolumeClaim
@@ -349,6 +350,18 @@ func WithExistingNodes(nodes []*corev1.Node, boundPods []*corev1.Pod) Option {
 		c.nodes = append(c.nodes, nodes...)
 		c.boundPods = append(c.boundPods, boundPods...)
 	}
+}
+
+// WithExistingNodeRank sets the order in which existing nodes are tried
+// for a pod: lowest rank first (NaN counts as lowest), of equal rank by
+// name; initialised nodes always come before the others. Without it they
+// are tried by name. It changes which existing node takes a pod where
+// several could, never whether one can: a consolidation that wants moved
+// pods to fill the room it means to keep (the cheapest per unit) first
+// ranks nodes by price per unit of room. rank is called once per node and
+// solve and must be a function of the node.
+func WithExistingNodeRank(rank func(*corev1.Node) float64) Option {
+	return func(c *config) { c.existingRank = rank }
 }
 
 // WithDaemonSets adds DaemonSets; each adds its pod's requests to every new

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -437,7 +438,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 	protos := s.cfg.memo.nodeProtos(s.cfg.nodes, s.schema, s.dims, s.cfg.prepared)
 	slab := make([]existingNode, len(s.cfg.nodes)) // one allocation for the nodes
 	initialised := 0                               // the first nodes of s.existing (initialisedFirst)
-	for i, e := range initialisedFirst(s.cfg.nodes, protos) {
+	for i, e := range initialisedFirst(s.cfg.nodes, protos, s.cfg.existingRank) {
 		n := e.n
 		if n.DeletionTimestamp != nil {
 			deleting[n.Name] = true
@@ -449,7 +450,7 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 			initialised++
 		}
 	}
-	byName := existingByName(s.existing, initialised)
+	byName := existingByName(s.existing, initialised, s.cfg.existingRank != nil)
 	eps := make([]topology.ExistingPod, 0, len(s.cfg.boundPods))
 	var resched []*corev1.Pod
 	dsRunning := map[string]map[string]bool{} // node → DaemonSet ns/name
@@ -478,9 +479,15 @@ func (s *solver) prepareExisting() ([]topology.ExistingPod, []*corev1.Pod, error
 
 // existingByName returns a lookup of the nodes by name: nodes are in
 // initialisedFirst's order (the first initialised ones, then the others,
-// each part by name), so a binary search in each part finds a node, and
-// the bound pods of one node, which come together, find it at once.
-func existingByName(nodes []*existingNode, initialised int) func(string) *existingNode {
+// each part by name unless ranked), so a binary search in each part finds
+// a node, and the bound pods of one node, which come together, find it at
+// once. Ranked nodes are looked up in a copy sorted by name.
+func existingByName(nodes []*existingNode, initialised int, ranked bool) func(string) *existingNode {
+	if ranked {
+		sorted := slices.Clone(nodes)
+		slices.SortFunc(sorted, func(a, b *existingNode) int { return strings.Compare(a.name, b.name) })
+		nodes, initialised = sorted, len(sorted)
+	}
 	var last *existingNode
 	cmpName := func(en *existingNode, name string) int { return strings.Compare(en.name, name) }
 	return func(name string) *existingNode {
@@ -501,14 +508,19 @@ func existingByName(nodes []*existingNode, initialised int) func(string) *existi
 type protoNode struct {
 	n     *corev1.Node
 	proto *nodeProto
+	rank  float64 // WithExistingNodeRank's (0 without)
 }
 
 // initialisedFirst returns the nodes with their protos, initialised ones
-// first (nodepool.IsInitialized), each part by name.
-func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
+// first (nodepool.IsInitialized), each part by name, or by rank then name
+// when rank is given (WithExistingNodeRank).
+func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto, rank func(*corev1.Node) float64) []protoNode {
 	es := make([]protoNode, len(nodes))
 	for i, n := range nodes {
-		es[i] = protoNode{n, protos[i]}
+		es[i] = protoNode{n: n, proto: protos[i]}
+		if rank != nil {
+			es[i].rank = rank(n)
+		}
 	}
 	order := func(a, b protoNode) int {
 		if a.proto.initialized != b.proto.initialized {
@@ -517,7 +529,7 @@ func initialisedFirst(nodes []*corev1.Node, protos []*nodeProto) []protoNode {
 			}
 			return 1
 		}
-		return strings.Compare(a.n.Name, b.n.Name)
+		return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.n.Name, b.n.Name))
 	}
 	// Callers that solve again and again mostly pass nodes in this
 	// order already: a check is cheaper than a sort.
