@@ -20,6 +20,11 @@ func WithoutPrefilter() Option { return func(c *config) { c.noPrefilter = true }
 // out (tests compare the whole plan).
 func WithoutSplitProof() Option { return func(c *config) { c.noSplit = true } }
 
+// WithoutFillCheap leaves out the global search's convergence whose
+// moved pods fill the nodes cheapest per unit of room first (tests show
+// what it adds).
+func WithoutFillCheap() Option { return func(c *config) { c.noFill = true } }
+
 // WithDestinations sets the base of the bound on the nodes a global
 // simulation's pods may land on (tests make it bind on small clusters).
 func WithDestinations(n int) Option { return func(c *config) { c.destinations = n } }

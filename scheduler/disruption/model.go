@@ -35,6 +35,8 @@ type model struct {
 	vols *topology.Volumes
 	// daemonSets are the cluster's DaemonSets as templates count them.
 	daemonSets []nodepool.DaemonSet
+	// fillMixes are the NodePools' pod mixes fillRank weighs room by.
+	fillMixes map[string]podMix
 
 	nodes   []*node
 	byName  map[string]*node
@@ -134,6 +136,10 @@ type node struct {
 	disruptedBy          int
 	podsAtRemoval        int
 	drift                *driftState
+	// fillRank is the node's price per unit of useful room, once
+	// fillRanked (fillorder.go).
+	fillRank   float64
+	fillRanked bool
 	// gatedObj is obj with the consolidateAfter gate taint (see gated);
 	// view the node as views show it (see viewNode). bind drops both when
 	// the node's pods change.

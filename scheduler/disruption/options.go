@@ -84,7 +84,10 @@ type config struct {
 	unitOrder bool
 	// singlesOnly tries single nodes only, in Karpenter's order, never
 	// subsets (planGlobal's last convergence).
-	singlesOnly     bool
+	singlesOnly bool
+	// fillCheap has simulations fill the existing nodes cheapest per unit
+	// of room first (fillorder.go; one of planGlobal's convergences).
+	fillCheap       bool
 	maxCommands     int
 	spotToSpot      bool
 	spotMinTypes    int
@@ -102,7 +105,9 @@ type config struct {
 	// noPrefilter simulates what prefilter.go would rule out (tests).
 	noPrefilter bool
 	// noSplit simulates the multi-node probes split.go rules out (tests).
-	noSplit     bool
+	noSplit bool
+	// noFill skips planGlobal's fillCheap convergence (tests).
+	noFill      bool
 	parallelism int
 	// destinations bounds the nodes a global simulation's pods may land
 	// on (view.go: landable).

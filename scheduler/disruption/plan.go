@@ -29,7 +29,7 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 	if err != nil {
 		return Result{}, err
 	}
-	if cfg.search == SearchGlobal && (cfg.prefer == PreferLowerPrice || len(c.Nodes) <= guardMaxNodes) {
+	if cfg.search == SearchGlobal {
 		return planGlobal(c, nodePools, catalog, now, cfg)
 	}
 	res, _, err := converge(c, nodePools, catalog, now, cfg)
@@ -44,13 +44,17 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 // the global one.
 const guardMaxNodes = 256
 
-// planGlobal is Plan with SearchGlobal when it converges more than once,
+// planGlobal is Plan with SearchGlobal: it converges more than once,
 // and keeps the end that is cheapest, then disrupts fewer nodes, then
 // takes fewer commands, then was made first (endsBetter):
 //
+//   - with PreferFewerDisruptions, subsets dearest first, with the moved
+//     pods landing where Solve puts them (existing nodes by name), then
+//     landing on the nodes cheapest per unit of room first (fillCheap,
+//     fillorder.go);
 //   - with PreferLowerPrice, subsets dearest per unit of room first, then
-//     dearest first (so it never ends dearer than the default);
-//   - with PreferFewerDisruptions, dearest first;
+//     the two convergences of the default (so it never ends dearer than
+//     the default);
 //   - on a cluster of at most guardMaxNodes nodes, fewer disruptions only
 //     as long as the end is no dearer than Karpenter's: Karpenter's search
 //     is converged too, beside the global one (before it under
@@ -89,26 +93,28 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	var best Result
 	var bestModel *model
 	var stats []Stats
-	try := func(unit, singles bool) error {
+	try := func(unit, singles, fill bool) error {
 		o := full
-		o.unitOrder, o.singlesOnly = unit, singles
+		o.unitOrder, o.singlesOnly, o.fillCheap = unit, singles, fill
 		res, m, err := converge(c, nodePools, catalog, now, o)
 		if err != nil {
 			return err
 		}
 		stats = append(stats, res.Stats)
 		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
-			best, bestModel, cfg.unitOrder, cfg.singlesOnly = res, m, unit, singles
+			best, bestModel, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, m, unit, singles, fill
 		}
 		return nil
 	}
 	var err error
 	if cfg.prefer == PreferLowerPrice {
-		if err = try(true, false); err == nil {
-			err = try(false, false)
-		}
-	} else {
-		err = try(false, false)
+		err = try(true, false, false)
+	}
+	if err == nil {
+		err = try(false, false, false)
+	}
+	if err == nil && !cfg.noFill {
+		err = try(false, false, true)
 	}
 	<-done
 	if err != nil {
@@ -123,12 +129,12 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	stats = append(stats, k.Stats)
 	dearer := func() bool { return best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter }
 	if dearer() && cfg.prefer != PreferLowerPrice { // lower-price made the unit order already
-		if err := try(true, false); err != nil {
+		if err := try(true, false, false); err != nil {
 			return Result{}, err
 		}
 	}
 	if dearer() {
-		if err := try(false, true); err != nil {
+		if err := try(false, true, false); err != nil {
 			return Result{}, err
 		}
 	}

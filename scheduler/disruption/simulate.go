@@ -138,15 +138,21 @@ func (m *model) prepareSimulation(in simInput) (solveCall, *simulation) {
 	case !in.full && !m.cfg.fullSim:
 		call.pools = m.usablePools(order)
 	}
-	if nodes, bound, ok := m.reduced(order, in, leaving, call.pools); ok && !in.full && !m.cfg.fullSim {
+	var nodes []*corev1.Node
+	if reduced, bound, ok := m.reduced(order, in, leaving, call.pools); ok && !in.full && !m.cfg.fullSim {
+		nodes = reduced
 		call.opts = append([]scheduler.Option{scheduler.WithExistingNodes(nodes, bound)}, m.clusterOptionsWith(m.viewDaemonSets())...)
 		if c, ok := m.priceBound(in, order, call.pools); ok {
 			call.catalog = c
 			call.opts = append(call.opts, scheduler.WithSchema(m.catalog.Schema()))
 		}
 	} else {
-		nodes, bound := m.fullInput(in.gate, leaving)
+		var bound []*corev1.Pod
+		nodes, bound = m.fullInput(in.gate, leaving)
 		call.opts = m.solveOptions(nodes, bound)
+	}
+	if m.cfg.fillCheap {
+		call.opts = append(call.opts, m.fillRankOption(nodes))
 	}
 	// A simulation reads where pods go, never which preferences the plan
 	// relaxed.
