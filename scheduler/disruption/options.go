@@ -40,20 +40,26 @@ type Prefer string
 const (
 	// PreferFewerDisruptions (the default) tries a NodePool's nodes in its
 	// subsets dearest first, the surplus (surplus.go) before the others:
-	// each command saves as much as it can per node it disrupts. On a
-	// cluster of at most 256 nodes SearchKarpenter is converged too; while
-	// it ends cheaper, the global search is converged again in
-	// PreferLowerPrice's order, then with single nodes only, and the
-	// cheapest end is kept (plan.go: planGlobal).
+	// each command saves as much as it can per node it disrupts. It is
+	// converged twice, the moved pods landing on the existing nodes by
+	// name, then on the nodes cheapest per unit of room first
+	// (fillorder.go), and the cheaper end is kept (the second only if it
+	// disrupts no more nodes or saves the minimum saving on the extra
+	// nodes it disrupts: plan.go, worthTheChurn). On a cluster of at most
+	// 256 nodes SearchKarpenter is converged too; while it ends cheaper,
+	// the global search is converged again in PreferLowerPrice's order,
+	// then with single nodes only, and the cheapest end is kept (plan.go:
+	// planGlobal).
 	PreferFewerDisruptions Prefer = "fewer-disruptions"
 	// PreferLowerPrice tries them dearest per unit of the room they give
 	// first, and keeps nodes cheap for their room to the end. The plan is
-	// converged both ways and the cheaper end is kept (of equal price, the
-	// one that disrupts fewer nodes), so it never ends dearer than
-	// PreferFewerDisruptions; it disrupts more nodes for its larger saving,
-	// and costs the two convergences (on a cluster of at most 256 nodes
-	// also Karpenter's search and, while that ends cheaper, single nodes
-	// only: plan.go, planGlobal).
+	// converged so and as PreferFewerDisruptions converges it, and the
+	// cheapest end is kept (of equal price, the one that disrupts fewer
+	// nodes), so it never ends dearer than PreferFewerDisruptions; it
+	// disrupts more nodes for its larger saving, and costs the three
+	// convergences (on a cluster of at most 256 nodes also Karpenter's
+	// search and, while that ends cheaper, single nodes only: plan.go,
+	// planGlobal).
 	PreferLowerPrice Prefer = "lower-price"
 )
 

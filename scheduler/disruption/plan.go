@@ -51,7 +51,8 @@ const guardMaxNodes = 256
 //   - with PreferFewerDisruptions, subsets dearest first, with the moved
 //     pods landing where Solve puts them (existing nodes by name), then
 //     landing on the nodes cheapest per unit of room first (fillCheap,
-//     fillorder.go);
+//     fillorder.go), kept only when it disrupts no more nodes or saves
+//     the minimum saving on the extra nodes it disrupts (worthTheChurn);
 //   - with PreferLowerPrice, subsets dearest per unit of room first, then
 //     the two convergences of the default (so it never ends dearer than
 //     the default);
@@ -101,6 +102,9 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			return err
 		}
 		stats = append(stats, res.Stats)
+		if fill && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg) {
+			return nil
+		}
 		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
 			best, bestModel, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, m, unit, singles, fill
 		}
@@ -172,6 +176,35 @@ func endsBetter(a, b Summary) bool {
 		return a.NodesDisrupted < b.NodesDisrupted
 	}
 	return a.Commands < b.Commands
+}
+
+// worthTheChurn reports whether end a, which disrupts more nodes than end
+// b, saves enough more to be kept in its place under
+// PreferFewerDisruptions: as much more as a command must save for the
+// nodes it disrupts (the minimum saving: WithMinSavings), counted on the
+// nodes a disrupts beyond b's number, each at the mean price of a's
+// disrupted nodes (a may disrupt more, smaller nodes for less in all). An
+// end that disrupts no more nodes is always worth it.
+func worthTheChurn(a, b Result, cfg config) bool {
+	more := a.Summary.NodesDisrupted - b.Summary.NodesDisrupted
+	if more <= 0 {
+		return true
+	}
+	extra := float64(more) * disruptedPrice(a) / float64(a.Summary.NodesDisrupted)
+	gain := b.Summary.PricePerHourAfter - a.Summary.PricePerHourAfter
+	return gain > 1e-9 && gain >= max(cfg.minSavings, cfg.minSavingsRatio*extra)-1e-9
+}
+
+// disruptedPrice is the price per hour of the nodes a plan's commands
+// disrupt.
+func disruptedPrice(r Result) float64 {
+	p := 0.0
+	for _, c := range r.Commands {
+		for _, n := range c.Nodes {
+			p += n.Price
+		}
+	}
+	return p
 }
 
 // sumStats adds up the work of several convergences.
