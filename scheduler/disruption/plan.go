@@ -92,8 +92,8 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		close(done)
 	}
 	var best Result
-	var bestModel *model
 	var stats []Stats
+	var rp repackFigures
 	try := func(unit, singles, fill bool) error {
 		o := full
 		o.unitOrder, o.singlesOnly, o.fillCheap = unit, singles, fill
@@ -101,12 +101,21 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		if err != nil {
 			return err
 		}
+		if !rp.made && !cfg.noRepack && cfg.maxCommands == 0 {
+			// Every end holds the same pods (moved, or still pending), so
+			// the first end's repack is every end's: the model need not be
+			// kept while the next convergence runs.
+			if rp.price, rp.bound, err = m.repack(); err != nil {
+				return err
+			}
+			rp.made = true
+		}
 		stats = append(stats, res.Stats)
 		if fill && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg) {
 			return nil
 		}
-		if bestModel == nil || endsBetter(res.Summary, best.Summary) {
-			best, bestModel, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, m, unit, singles, fill
+		if len(stats) == 1 || endsBetter(res.Summary, best.Summary) {
+			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, unit, singles, fill
 		}
 		return nil
 	}
@@ -125,7 +134,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		return Result{}, err
 	}
 	if !guard {
-		return finishChosen(c, nodePools, catalog, now, cfg, best, bestModel, stats)
+		return finishChosen(c, nodePools, catalog, now, cfg, best, rp, stats)
 	}
 	if kerr != nil {
 		return Result{}, kerr
@@ -142,28 +151,31 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			return Result{}, err
 		}
 	}
-	return finishChosen(c, nodePools, catalog, now, cfg, best, bestModel, stats)
+	return finishChosen(c, nodePools, catalog, now, cfg, best, rp, stats)
 }
 
 // finishChosen completes the plan a choice between full convergences kept
 // (best, converged with cfg's order): with WithMaxCommands it is planned
 // again up to it, else it gets its repack figures; Stats add up stats and
 // that last convergence.
-func finishChosen(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config, best Result, bestModel *model, stats []Stats) (Result, error) {
+func finishChosen(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time, cfg config, best Result, rp repackFigures, stats []Stats) (Result, error) {
 	if cfg.maxCommands > 0 {
 		res, _, err := converge(c, nodePools, catalog, now, cfg)
 		if err != nil {
 			return Result{}, err
 		}
 		best, stats = res, append(stats, res.Stats)
-	} else if !cfg.noRepack {
-		var err error
-		if best.Summary.RepackPricePerHour, best.Summary.RepackLowerBound, err = bestModel.repack(); err != nil {
-			return Result{}, err
-		}
+	} else if rp.made {
+		best.Summary.RepackPricePerHour, best.Summary.RepackLowerBound = rp.price, rp.bound
 	}
 	best.Stats = sumStats(stats)
 	return best, nil
+}
+
+// repackFigures are the repack price and its lower bound, once made.
+type repackFigures struct {
+	price, bound float64
+	made         bool
 }
 
 // endsBetter: a ends cheaper than b, or as cheap disrupting fewer nodes,
