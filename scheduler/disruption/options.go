@@ -46,9 +46,11 @@ const (
 	// (fillorder.go), and the cheaper end is kept (the second only if it
 	// disrupts no more nodes or saves the minimum saving on the extra
 	// nodes it disrupts: plan.go, worthTheChurn). On a cluster of at most
-	// 256 nodes SearchKarpenter is converged too; while it ends cheaper,
+	// 512 nodes SearchKarpenter is converged too; while it ends cheaper,
 	// the global search is converged again in PreferLowerPrice's order,
-	// then with single nodes only, and the cheapest end is kept (plan.go:
+	// then with single nodes only, and the cheapest end is kept; of the
+	// ends no dearer than Karpenter's, one that reaches Karpenter's saving
+	// disrupting fewer nodes than Karpenter is preferred (plan.go:
 	// planGlobal).
 	PreferFewerDisruptions Prefer = "fewer-disruptions"
 	// PreferLowerPrice tries them dearest per unit of the room they give
@@ -57,7 +59,7 @@ const (
 	// cheapest end is kept (of equal price, the one that disrupts fewer
 	// nodes), so it never ends dearer than PreferFewerDisruptions; it
 	// disrupts more nodes for its larger saving, and costs the three
-	// convergences (on a cluster of at most 256 nodes also Karpenter's
+	// convergences (on a cluster of at most 512 nodes also Karpenter's
 	// search and, while that ends cheaper, single nodes only: plan.go,
 	// planGlobal).
 	PreferLowerPrice Prefer = "lower-price"

@@ -37,12 +37,13 @@ func Plan(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.Catalo
 }
 
 // guardMaxNodes bounds the clusters on which the global search also
-// converges Karpenter's search, to end no dearer (planGlobal). Karpenter's
-// search costs a fraction of a second there (110 nodes: 0.4–0.7 CPU s); on
-// the larger generated clusters measured (316 nodes and up) the global
-// search alone ended below it, and Karpenter's search costs several times
-// the global one.
-const guardMaxNodes = 256
+// converges Karpenter's search, to end no dearer and to disrupt fewer
+// nodes for Karpenter's saving where it can (planGlobal). Karpenter's
+// search costs about a second there (110 nodes: 0.4–0.7 CPU s; 443
+// nodes: 1–2); on the larger generated clusters measured (1,020 nodes and
+// up) the global search alone ended below it, and Karpenter's search costs
+// several times the global one.
+const guardMaxNodes = 512
 
 // planGlobal is Plan with SearchGlobal: it converges more than once,
 // and keeps the end that is cheapest, then disrupts fewer nodes, then
@@ -66,6 +67,12 @@ const guardMaxNodes = 256
 //     Subsets of the dearest nodes first can end a NodePool whose nodes can
 //     only be deleted a few cents above Karpenter's single-node order,
 //     which deletes the small nodes the dearest ones' pods would fill.
+//     Then, with PreferFewerDisruptions, if the end kept needs more
+//     disrupted nodes than Karpenter's commands to reach Karpenter's
+//     saving (fewerThan) and another end no dearer than Karpenter's needs
+//     fewer, the cheapest such end is kept instead: the end that fills the
+//     cheap room first can save more while its commands disrupt more
+//     nodes on the way.
 //
 // Karpenter's own commands are never returned: they may save cents (no
 // minimum saving) or undo one another. Stats count every convergence.
@@ -94,6 +101,11 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	var best Result
 	var stats []Stats
 	var rp repackFigures
+	type end struct {
+		res                 Result
+		unit, singles, fill bool
+	}
+	var ends []end // every end the churn rule lets compete
 	try := func(unit, singles, fill bool) error {
 		o := full
 		o.unitOrder, o.singlesOnly, o.fillCheap = unit, singles, fill
@@ -114,6 +126,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		if fill && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg) {
 			return nil
 		}
+		ends = append(ends, end{res, unit, singles, fill})
 		if len(stats) == 1 || endsBetter(res.Summary, best.Summary) {
 			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, unit, singles, fill
 		}
@@ -151,7 +164,36 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			return Result{}, err
 		}
 	}
+	if cfg.prefer != PreferLowerPrice && !dearer() && !fewerThan(best, k) {
+		// Fewer disruptions than Karpenter for its saving, where an end
+		// no dearer than Karpenter's gives that: the cheapest such end.
+		var pick *end
+		for i := range ends {
+			e := &ends[i]
+			if e.res.Summary.PricePerHourAfter <= k.Summary.PricePerHourAfter && fewerThan(e.res, k) &&
+				(pick == nil || endsBetter(e.res.Summary, pick.res.Summary)) {
+				pick = e
+			}
+		}
+		if pick != nil {
+			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = pick.res, pick.unit, pick.singles, pick.fill
+		}
+	}
 	return finishChosen(c, nodePools, catalog, now, cfg, best, rp, stats)
+}
+
+// fewerThan reports whether a's commands reach k's saving disrupting fewer
+// nodes than k's commands do (k's whole plan).
+func fewerThan(a, k Result) bool {
+	n, saved := 0, 0.0
+	for _, c := range a.Commands {
+		n += len(c.Nodes)
+		saved += c.SavingsPerHour
+		if saved >= k.Summary.SavingsPerHour-1e-9 {
+			return n < k.Summary.NodesDisrupted
+		}
+	}
+	return false
 }
 
 // finishChosen completes the plan a choice between full convergences kept
