@@ -1,6 +1,9 @@
 package disruption_test
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,4 +62,47 @@ func nodesToReach(res disruption.Result, saving float64) int {
 		}
 	}
 	return res.Summary.NodesDisrupted
+}
+
+// TestQualitySweep measures the quality figures of README's consolidation
+// sections: for each generated cluster listed in NODEPLAN_QUALITY
+// ("nodes:seed,...", e.g. "100:1,300:3,5000:1"; skipped when unset), the
+// Karpenter-faithful end, the global search's end without the convergence
+// that fills the cheap room first and with it (the default), how much of
+// the gap from Karpenter's end to the repack price each closes, and the
+// nodes each has disrupted when its price first reaches Karpenter's end.
+// It checks that the default ends no dearer than Karpenter's search and
+// no dearer than without the second convergence.
+func TestQualitySweep(t *testing.T) {
+	list := os.Getenv("NODEPLAN_QUALITY")
+	if list == "" {
+		t.Skip("a measurement: set NODEPLAN_QUALITY=nodes:seed,... to run it")
+	}
+	for _, item := range strings.Split(list, ",") {
+		var nodes int
+		var seed uint64
+		if _, err := fmt.Sscanf(item, "%d:%d", &nodes, &seed); err != nil {
+			t.Fatalf("NODEPLAN_QUALITY item %q: want nodes:seed", item)
+		}
+		c, err := benchcluster.Generate(benchcluster.Options{Nodes: nodes, Seed: seed})
+		require.NoError(t, err)
+		plan := func(opts ...disruption.Option) disruption.Result {
+			res, err := disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, opts...)
+			require.NoError(t, err)
+			return res
+		}
+		k := plan(disruption.WithSearch(disruption.SearchKarpenter), disruption.WithoutRepack())
+		byName := plan(disruption.WithSearch(disruption.SearchGlobal), disruption.WithoutFillCheap(), disruption.WithoutRepack())
+		g := plan(disruption.WithSearch(disruption.SearchGlobal))
+		ks, repack := k.Summary, g.Summary.RepackPricePerHour
+		closer := func(s disruption.Summary) float64 {
+			return 100 * (ks.PricePerHourAfter - s.PricePerHourAfter) / (ks.PricePerHourAfter - repack)
+		}
+		t.Logf("%s: %d nodes, repack $%.2f/h; karpenter $%.2f/h, %d commands, %d nodes disrupted; by name $%.2f/h (%.1f%% closer), %d commands, %d disrupted at karpenter's saving; default $%.2f/h (%.1f%% closer), %d commands, %d disrupted at karpenter's saving",
+			item, len(c.Cluster.Nodes), repack, ks.PricePerHourAfter, ks.Commands, ks.NodesDisrupted,
+			byName.Summary.PricePerHourAfter, closer(byName.Summary), byName.Summary.Commands, nodesToReach(byName, ks.SavingsPerHour),
+			g.Summary.PricePerHourAfter, closer(g.Summary), g.Summary.Commands, nodesToReach(g, ks.SavingsPerHour))
+		require.LessOrEqual(t, g.Summary.PricePerHourAfter, ks.PricePerHourAfter+1e-9, item)
+		require.LessOrEqual(t, g.Summary.PricePerHourAfter, byName.Summary.PricePerHourAfter+1e-9, item)
+	}
 }
