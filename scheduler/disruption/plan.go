@@ -105,7 +105,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		res                 Result
 		unit, singles, fill bool
 	}
-	var ends []end // every end the churn rule lets compete
+	var ends []end // with guard: every end the churn rule lets compete
 	try := func(unit, singles, fill bool) error {
 		o := full
 		o.unitOrder, o.singlesOnly, o.fillCheap = unit, singles, fill
@@ -126,7 +126,9 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		if fill && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg) {
 			return nil
 		}
-		ends = append(ends, end{res, unit, singles, fill})
+		if guard { // only the choice against Karpenter's end reads them
+			ends = append(ends, end{res, unit, singles, fill})
+		}
 		if len(stats) == 1 || endsBetter(res.Summary, best.Summary) {
 			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, unit, singles, fill
 		}
