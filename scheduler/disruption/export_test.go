@@ -25,6 +25,10 @@ func WithoutSplitProof() Option { return func(c *config) { c.noSplit = true } }
 // what it adds).
 func WithoutFillCheap() Option { return func(c *config) { c.noFill = true } }
 
+// WithoutDeferSmall leaves out the global search's convergence that
+// leaves the small nodes of deleting commands to later ones.
+func WithoutDeferSmall() Option { return func(c *config) { c.noDefer = true } }
+
 // WithDestinations sets the base of the bound on the nodes a global
 // simulation's pods may land on (tests make it bind on small clusters).
 func WithDestinations(n int) Option { return func(c *config) { c.destinations = n } }

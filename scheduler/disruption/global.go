@@ -390,10 +390,17 @@ func (m *model) sourceOf(podKey string, set []*candidate) *candidate {
 // prune tries to keep the least wasteful nodes of a command: a node whose
 // removal adds nothing to the saving stays. A command without replacements
 // saves the price of every node it removes (and what the pool's pending
-// pods would cost, whatever it removes): keeping one would save less.
+// pods would cost, whatever it removes): keeping one would save less, but
+// with deferSmall its small nodes are left to later commands.
 func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTotal) (*globalProposal, error) {
-	if len(p.cands) < 2 || len(p.repls) == 0 {
+	if len(p.cands) < 2 {
 		return p, nil
+	}
+	if len(p.repls) == 0 {
+		if m.cfg.deferSmall == 0 {
+			return p, nil
+		}
+		return m.deferSmall(pool, p, totals)
 	}
 	order := byWaste(p.cands)
 	for i := 0; i < maxPrunes && i < len(order) && len(p.cands) > 1; i++ {
@@ -411,6 +418,27 @@ func (m *model) prune(pool string, p *globalProposal, totals map[string]poolTota
 		}
 	}
 	return p, nil
+}
+
+// deferSmall leaves to later commands the nodes of a command that only
+// deletes priced under the share cfg.deferSmall of its dearest node's,
+// when the others still make a command: the saving then comes first from
+// the nodes that save most each, the small ones last (planGlobal's
+// convergences for fewer disruptions on the way to Karpenter's saving).
+func (m *model) deferSmall(pool string, p *globalProposal, totals map[string]poolTotal) (*globalProposal, error) {
+	top := 0.0
+	for _, c := range p.cands {
+		top = max(top, c.n.price)
+	}
+	rest := slices.DeleteFunc(slices.Clone(p.cands), func(c *candidate) bool { return c.n.price < m.cfg.deferSmall*top })
+	if len(rest) == 0 || len(rest) == len(p.cands) || m.cannotPay(pool, rest) != nil {
+		return p, nil
+	}
+	q, _, err := m.globalProbe(pool, rest, totals)
+	if err != nil || q == nil {
+		return p, err
+	}
+	return q, nil
 }
 
 // globalProbe simulates removing a set of one pool's candidates with any

@@ -95,7 +95,11 @@ type config struct {
 	singlesOnly bool
 	// fillCheap has simulations fill the existing nodes cheapest per unit
 	// of room first (fillorder.go; one of planGlobal's convergences).
-	fillCheap       bool
+	fillCheap bool
+	// deferSmall, when above 0, leaves to later commands the nodes of a
+	// command that only deletes priced under this share of its dearest
+	// node's (prune; planGlobal's convergences for fewer disruptions).
+	deferSmall      float64
 	maxCommands     int
 	spotToSpot      bool
 	spotMinTypes    int
@@ -115,7 +119,9 @@ type config struct {
 	// noSplit simulates the multi-node probes split.go rules out (tests).
 	noSplit bool
 	// noFill skips planGlobal's fillCheap convergence (tests).
-	noFill      bool
+	noFill bool
+	// noDefer skips planGlobal's deferSmall convergence (tests).
+	noDefer     bool
 	parallelism int
 	// destinations bounds the nodes a global simulation's pods may land
 	// on (view.go: landable).

@@ -1,6 +1,8 @@
 package disruption
 
 import (
+	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -69,10 +71,16 @@ const guardMaxNodes = 512
 //     which deletes the small nodes the dearest ones' pods would fill.
 //     Then, with PreferFewerDisruptions, if the end kept needs more
 //     disrupted nodes than Karpenter's commands to reach Karpenter's
-//     saving (fewerThan) and another end no dearer than Karpenter's needs
-//     fewer, the cheapest such end is kept instead: the end that fills the
-//     cheap room first can save more while its commands disrupt more
-//     nodes on the way.
+//     saving (fewerThan), the plain and fill-cheap orders converge again
+//     with the small nodes of each deleting command left to later
+//     commands (deferSmall: a node priced under 30%, then 60%, then 80% of
+//     its command's dearest node's), the two orders side by side, until
+//     one of them reaches the saving with fewer disrupted nodes; then, if
+//     an end no dearer than Karpenter's needs fewer, the cheapest such end
+//     is kept instead: the end that fills the cheap room first can save
+//     more while its commands disrupt more nodes on the way, and one
+//     command deleting a large node with small ones disrupts them all
+//     before the next large node goes.
 //
 // Karpenter's own commands are never returned: they may save cents (no
 // minimum saving) or undo one another. Stats count every convergence.
@@ -104,19 +112,20 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	type end struct {
 		res                 Result
 		unit, singles, fill bool
+		deferred            float64
 	}
 	var ends []end // with guard: every end the churn rule lets compete
-	try := func(unit, singles, fill bool) error {
+	run := func(unit, singles, fill bool, def float64) (Result, *model, error) {
 		o := full
-		o.unitOrder, o.singlesOnly, o.fillCheap = unit, singles, fill
-		res, m, err := converge(c, nodePools, catalog, now, o)
-		if err != nil {
-			return err
-		}
-		if !rp.made && !cfg.noRepack && cfg.maxCommands == 0 {
+		o.unitOrder, o.singlesOnly, o.fillCheap, o.deferSmall = unit, singles, fill, def
+		return converge(c, nodePools, catalog, now, o)
+	}
+	take := func(res Result, m *model, unit, singles, fill bool, def float64) error {
+		if !rp.made && m != nil && !cfg.noRepack && cfg.maxCommands == 0 {
 			// Every end holds the same pods (moved, or still pending), so
 			// the first end's repack is every end's: the model need not be
 			// kept while the next convergence runs.
+			var err error
 			if rp.price, rp.bound, err = m.repack(); err != nil {
 				return err
 			}
@@ -127,22 +136,29 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			return nil
 		}
 		if guard { // only the choice against Karpenter's end reads them
-			ends = append(ends, end{res, unit, singles, fill})
+			ends = append(ends, end{res, unit, singles, fill, def})
 		}
 		if len(stats) == 1 || endsBetter(res.Summary, best.Summary) {
-			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = res, unit, singles, fill
+			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap, cfg.deferSmall = res, unit, singles, fill, def
 		}
 		return nil
 	}
+	try := func(unit, singles, fill bool, def float64) error {
+		res, m, err := run(unit, singles, fill, def)
+		if err != nil {
+			return err
+		}
+		return take(res, m, unit, singles, fill, def)
+	}
 	var err error
 	if cfg.prefer == PreferLowerPrice {
-		err = try(true, false, false)
+		err = try(true, false, false, 0)
 	}
 	if err == nil {
-		err = try(false, false, false)
+		err = try(false, false, false, 0)
 	}
 	if err == nil && !cfg.noFill {
-		err = try(false, false, true)
+		err = try(false, false, true, 0)
 	}
 	<-done
 	if err != nil {
@@ -157,32 +173,79 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	stats = append(stats, k.Stats)
 	dearer := func() bool { return best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter }
 	if dearer() && cfg.prefer != PreferLowerPrice { // lower-price made the unit order already
-		if err := try(true, false, false); err != nil {
+		if err := try(true, false, false, 0); err != nil {
 			return Result{}, err
 		}
 	}
 	if dearer() {
-		if err := try(false, true, false); err != nil {
+		if err := try(false, true, false, 0); err != nil {
 			return Result{}, err
 		}
 	}
 	if cfg.prefer != PreferLowerPrice && !dearer() && !fewerThan(best, k) {
 		// Fewer disruptions than Karpenter for its saving, where an end
 		// no dearer than Karpenter's gives that: the cheapest such end.
+		// First, the orders of the plain and fill-cheap ends converge
+		// again with the small nodes of their deleting commands left to
+		// later commands (deferSmall), the shares in turn, until an end
+		// gives it.
+		fewer := func(e end) bool {
+			return e.res.Summary.PricePerHourAfter <= k.Summary.PricePerHourAfter && fewerThan(e.res, k)
+		}
+		orders := [][3]bool{{cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap}}
+		if !cfg.noFill && !cfg.unitOrder && !cfg.singlesOnly {
+			orders = append(orders, [3]bool{false, false, !cfg.fillCheap})
+		}
+		shares := deferShares
+		if cfg.noDefer {
+			shares = nil
+		}
+		for _, share := range shares {
+			// The orders converge side by side (a model each: at most
+			// guardMaxNodes nodes), then are taken in order.
+			res := make([]Result, len(orders))
+			errs := make([]error, len(orders))
+			var wg sync.WaitGroup
+			for i, o := range orders {
+				if cfg.parallelism == 1 || i == len(orders)-1 {
+					res[i], _, errs[i] = run(o[0], o[1], o[2], share)
+					continue
+				}
+				wg.Go(func() { res[i], _, errs[i] = run(o[0], o[1], o[2], share) })
+			}
+			wg.Wait()
+			n := len(ends)
+			for i, o := range orders {
+				if errs[i] != nil {
+					return Result{}, errs[i]
+				}
+				if err := take(res[i], nil, o[0], o[1], o[2], share); err != nil {
+					return Result{}, err
+				}
+			}
+			if slices.ContainsFunc(ends[n:], fewer) {
+				break
+			}
+		}
 		var pick *end
 		for i := range ends {
 			e := &ends[i]
-			if e.res.Summary.PricePerHourAfter <= k.Summary.PricePerHourAfter && fewerThan(e.res, k) &&
-				(pick == nil || endsBetter(e.res.Summary, pick.res.Summary)) {
+			if fewer(*e) && (pick == nil || endsBetter(e.res.Summary, pick.res.Summary)) {
 				pick = e
 			}
 		}
 		if pick != nil {
-			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap = pick.res, pick.unit, pick.singles, pick.fill
+			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap, cfg.deferSmall = pick.res, pick.unit, pick.singles, pick.fill, pick.deferred
 		}
 	}
 	return finishChosen(c, nodePools, catalog, now, cfg, best, rp, stats)
 }
+
+// deferShares are the shares of deferSmall planGlobal converges with
+// when its end needs more disrupted nodes than Karpenter's to reach
+// Karpenter's saving: a node priced under that share of its command's
+// dearest node is left to a later command.
+var deferShares = []float64{0.3, 0.6, 0.8}
 
 // fewerThan reports whether a's commands reach k's saving disrupting fewer
 // nodes than k's commands do (k's whole plan).
