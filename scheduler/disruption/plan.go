@@ -132,13 +132,16 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			rp.made = true
 		}
 		stats = append(stats, res.Stats)
-		if fill && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg) {
+		churn := (fill || def > 0) && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg)
+		if churn && def == 0 {
 			return nil
 		}
 		if guard { // only the choice against Karpenter's end reads them
 			ends = append(ends, end{res, unit, singles, fill, def})
 		}
-		if len(stats) == 1 || endsBetter(res.Summary, best.Summary) {
+		// An end with small nodes deferred competes for fewer disruptions
+		// on the way (below) even when its churn is not worth its saving.
+		if !churn && (len(stats) == 1 || endsBetter(res.Summary, best.Summary)) {
 			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap, cfg.deferSmall = res, unit, singles, fill, def
 		}
 		return nil
