@@ -59,3 +59,25 @@ func AllAtOnce(c Cluster, pools []nodepool.NodePool, catalog instancetypes.Catal
 	}
 	return m.totalPrice(), m.totalPrice() - price + cost, len(sim.res.PodErrors), nil
 }
+
+// RepackByPool is the repack plan's price (Summary.RepackPricePerHour)
+// by NodePool: where the gap from an end to it lies (tests).
+func RepackByPool(c Cluster, pools []nodepool.NodePool, catalog instancetypes.Catalog, now time.Time) (map[string]float64, error) {
+	cfg, err := resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newModel(c, pools, catalog, now, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := m.repackPlan()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, nc := range res.NodeClaims {
+		out[nc.NodePool] += nc.Price
+	}
+	return out, nil
+}

@@ -447,6 +447,16 @@ func (m *model) summary(start float64, cmds []Command) Summary {
 // pods are those of the end state (every reschedulable pod once: commands
 // only move them) and the pending ones.
 func (m *model) repack() (float64, float64, error) {
+	res, err := m.repackPlan()
+	if err != nil {
+		return 0, 0, err
+	}
+	return res.Summary.PricePerHour, res.Summary.PriceLowerBound, nil
+}
+
+// repackPlan is the plan behind repack: every pod of the cluster on new
+// nodes of its NodePools.
+func (m *model) repackPlan() (scheduler.Result, error) {
 	var pods []*corev1.Pod
 	for _, n := range m.nodes {
 		for _, p := range n.pods {
@@ -462,9 +472,5 @@ func (m *model) repack() (float64, float64, error) {
 	if prep := m.preparedFor(m.catalog); prep != nil {
 		opts = append(opts, scheduler.WithPrepared(prep))
 	}
-	res, err := scheduler.Solve(pods, m.nodePools, m.catalog, opts...)
-	if err != nil {
-		return 0, 0, err
-	}
-	return res.Summary.PricePerHour, res.Summary.PriceLowerBound, nil
+	return scheduler.Solve(pods, m.nodePools, m.catalog, opts...)
 }

@@ -2,7 +2,9 @@ package disruption_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +106,58 @@ func TestQualitySweep(t *testing.T) {
 			g.Summary.PricePerHourAfter, closer(g.Summary), g.Summary.Commands, nodesToReach(g, ks.SavingsPerHour))
 		require.LessOrEqual(t, g.Summary.PricePerHourAfter, ks.PricePerHourAfter+1e-9, item)
 		require.LessOrEqual(t, g.Summary.PricePerHourAfter, byName.Summary.PricePerHourAfter+1e-9, item)
+	}
+}
+
+// TestQualityByPool measures where the gap from the ends to the repack
+// price lies: for each generated cluster listed in NODEPLAN_QUALITY_POOLS
+// (as NODEPLAN_QUALITY; skipped when unset), the price per NodePool of the
+// nodes the Karpenter-faithful search and the default global search keep
+// (launched ones included) and of the repack plan. It checks that the
+// pools add up to the plans' prices.
+func TestQualityByPool(t *testing.T) {
+	list := os.Getenv("NODEPLAN_QUALITY_POOLS")
+	if list == "" {
+		t.Skip("a measurement: set NODEPLAN_QUALITY_POOLS=nodes:seed,... to run it")
+	}
+	for _, item := range strings.Split(list, ",") {
+		var nodes int
+		var seed uint64
+		if _, err := fmt.Sscanf(item, "%d:%d", &nodes, &seed); err != nil {
+			t.Fatalf("NODEPLAN_QUALITY_POOLS item %q: want nodes:seed", item)
+		}
+		c, err := benchcluster.Generate(benchcluster.Options{Nodes: nodes, Seed: seed})
+		require.NoError(t, err)
+		repack, err := disruption.RepackByPool(c.Cluster, c.NodePools, c.Catalog, c.Now)
+		require.NoError(t, err)
+		byPool := func(search disruption.Search) (map[string]float64, disruption.Summary) {
+			res, err := disruption.Plan(c.Cluster, c.NodePools, c.Catalog, c.Now, disruption.WithSearch(search))
+			require.NoError(t, err)
+			out, total := map[string]float64{}, 0.0
+			for _, n := range res.Nodes {
+				if !n.Disrupted {
+					out[n.NodePool] += n.Price
+					total += n.Price
+				}
+			}
+			require.InDelta(t, res.Summary.PricePerHourAfter, total, 0.01, "%s: the kept nodes' prices add up to the end's", item)
+			return out, res.Summary
+		}
+		k, _ := byPool(disruption.SearchKarpenter)
+		g, gs := byPool(disruption.SearchGlobal)
+		total := 0.0
+		for _, p := range repack {
+			total += p
+		}
+		require.InDelta(t, gs.RepackPricePerHour, total, 0.01, "%s: the repack's pools add up to its price", item)
+		pools := map[string]bool{}
+		for _, m := range []map[string]float64{k, g, repack} {
+			for p := range m {
+				pools[p] = true
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(pools)) {
+			t.Logf("%s: NodePool %s: karpenter $%.2f/h, default $%.2f/h, repack $%.2f/h", item, p, k[p], g[p], repack[p])
+		}
 	}
 }
