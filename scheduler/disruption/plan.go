@@ -203,14 +203,30 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		if cfg.noDefer {
 			shares = nil
 		}
+		last := func(o [3]bool) *end {
+			for i := len(ends) - 1; i >= 0; i-- {
+				if e := &ends[i]; e.unit == o[0] && e.singles == o[1] && e.fill == o[2] {
+					return e
+				}
+			}
+			return nil
+		}
 		for _, share := range shares {
+			// An order whose last end defers nothing at this share would
+			// converge to that end again: skipped.
+			var todo [][3]bool
+			for _, o := range orders {
+				if e := last(o); e == nil || defers(e.res, share) {
+					todo = append(todo, o)
+				}
+			}
 			// The orders converge side by side (a model each: at most
 			// guardMaxNodes nodes), then are taken in order.
-			res := make([]Result, len(orders))
-			errs := make([]error, len(orders))
+			res := make([]Result, len(todo))
+			errs := make([]error, len(todo))
 			var wg sync.WaitGroup
-			for i, o := range orders {
-				if cfg.parallelism == 1 || i == len(orders)-1 {
+			for i, o := range todo {
+				if cfg.parallelism == 1 || i == len(todo)-1 {
 					res[i], _, errs[i] = run(o[0], o[1], o[2], share)
 					continue
 				}
@@ -218,7 +234,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			}
 			wg.Wait()
 			n := len(ends)
-			for i, o := range orders {
+			for i, o := range todo {
 				if errs[i] != nil {
 					return Result{}, errs[i]
 				}
@@ -249,6 +265,27 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 // Karpenter's saving: a node priced under that share of its command's
 // dearest node is left to a later command.
 var deferShares = []float64{0.3, 0.6, 0.8}
+
+// defers reports whether converging with deferSmall at share would leave
+// some node of r's commands to a later one: a command of the global search
+// deletes, without replacements, a node priced under share of its dearest
+// node's beside others. Otherwise that convergence takes r's commands
+// again (deferSmall changes only such commands) and ends where r does.
+func defers(r Result, share float64) bool {
+	for _, c := range r.Commands {
+		if c.Method != MethodGlobal || len(c.Replacements) > 0 || len(c.Nodes) < 2 {
+			continue
+		}
+		top := 0.0
+		for _, n := range c.Nodes {
+			top = max(top, n.Price)
+		}
+		if slices.ContainsFunc(c.Nodes, func(n CommandNode) bool { return n.Price < share*top }) {
+			return true
+		}
+	}
+	return false
+}
 
 // fewerThan reports whether a's commands reach k's saving disrupting fewer
 // nodes than k's commands do (k's whole plan).
