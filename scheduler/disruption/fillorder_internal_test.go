@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/nodeplan/nodeplan/scheduler"
 )
 
 // TestWorthTheChurn: an end that disrupts more nodes replaces another under
@@ -29,4 +31,38 @@ func TestWorthTheChurn(t *testing.T) {
 	require.False(t, worthTheChurn(end(9.7, 2, 2, 1, 1), base, config{minSavings: 0.5}), "below the absolute minimum")
 	require.True(t, worthTheChurn(end(9.99, 2, 2, 1, 1), base, config{}), "no minimum: any saving")
 	require.False(t, worthTheChurn(end(10, 2, 2, 1, 1), base, config{}), "no saving at all")
+}
+
+// TestDefers: only a command of the global search that deletes, without
+// replacements, a node priced under the share of its dearest node's beside
+// others makes the deferred convergence differ.
+func TestDefers(t *testing.T) {
+	cmd := func(method Method, repl bool, prices ...float64) Command {
+		c := Command{Method: method}
+		for _, p := range prices {
+			c.Nodes = append(c.Nodes, CommandNode{Price: p})
+		}
+		if repl {
+			c.Replacements = make([]scheduler.NodeClaim, 1)
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		cmd   Command
+		share float64
+		want  bool
+	}{
+		{"small node beside a large one", cmd(MethodGlobal, false, 1, 0.2), 0.3, true},
+		{"no node under the share", cmd(MethodGlobal, false, 1, 0.2), 0.1, false},
+		{"at the share exactly", cmd(MethodGlobal, false, 1, 0.3), 0.3, false},
+		{"one node", cmd(MethodGlobal, false, 0.01), 0.8, false},
+		{"with a replacement", cmd(MethodGlobal, true, 1, 0.1), 0.3, false},
+		{"Karpenter's method", cmd(MethodMultiNode, false, 1, 0.1), 0.3, false},
+	} {
+		r := Result{Commands: []Command{cmd(MethodGlobal, false, 1, 1), tc.cmd}}
+		if got := defers(r, tc.share); got != tc.want {
+			t.Errorf("%s: defers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
