@@ -5,8 +5,10 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/nodeplan/nodeplan/internal/apicheck"
@@ -136,5 +138,46 @@ func TestNodeSelectorMatchFields(t *testing.T) {
 	want := []string{"FieldValueInvalid t.matchFields[1].operator", "FieldValueNotSupported t.matchFields[1].key"}
 	if diff := gocmp.Diff(want, kinds(apicheck.NodeSelectorTerm(field.NewPath("t"), term))); diff != "" {
 		t.Errorf("NodeSelectorTerm() (-want +got):\n%s", diff)
+	}
+}
+
+// TestPodDisruptionBudgetSpec: the budgets the API server rejects, each
+// named by its field.
+func TestPodDisruptionBudgetSpec(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+	budget := func(minAvailable, maxUnavailable *intstr.IntOrString) *policyv1.PodDisruptionBudgetSpec {
+		return &policyv1.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable, Selector: sel}
+	}
+	n := func(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
+	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
+	for _, tc := range []struct {
+		name string
+		spec *policyv1.PodDisruptionBudgetSpec
+		want []string // field: detail, in order
+	}{
+		{"minAvailable 1", budget(n(1), nil), nil},
+		{"maxUnavailable 0", budget(nil, n(0)), nil},
+		{"minAvailable 100%", budget(pct("100%"), nil), nil},
+		{"maxUnavailable 0%", budget(nil, pct("0%")), nil},
+		{"neither", budget(nil, nil), nil},
+		{"both", budget(n(1), n(1)), []string{"spec: minAvailable and maxUnavailable cannot both be set"}},
+		{"a negative count", budget(nil, n(-1)), []string{"spec.maxUnavailable: must be greater than or equal to 0"}},
+		{"above 100%", budget(pct("150%"), nil), []string{"spec.minAvailable: must not be greater than 100%"}},
+		{"a fraction", budget(nil, pct("10.5%")), []string{"spec.maxUnavailable: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"}},
+		{"a word", budget(pct("half"), nil), []string{"spec.minAvailable: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"}},
+		{"a bad selector", &policyv1.PodDisruptionBudgetSpec{MinAvailable: n(1), Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}},
+			[]string{"spec.selector.matchExpressions[0].operator: Unsupported value: \"Near\": supported values: \"In\", \"NotIn\", \"Exists\", \"DoesNotExist\""}},
+	} {
+		var got []string
+		for _, e := range apicheck.PodDisruptionBudgetSpec(field.NewPath("spec"), tc.spec) {
+			if e.Type == field.ErrorTypeNotSupported {
+				got = append(got, e.Error())
+				continue
+			}
+			got = append(got, e.Field+": "+e.Detail)
+		}
+		if d := gocmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s: errors (-want +got):\n%s", tc.name, d)
+		}
 	}
 }

@@ -169,20 +169,15 @@ func (d *decoder) nodeClaim(a at, h head, data []byte) {
 	d.in.Cluster.NodeClaims = append(d.in.Cluster.NodeClaims, *nc)
 }
 
-// podDisruptionBudget decodes a policy/v1 PodDisruptionBudget; setting both
-// minAvailable and maxUnavailable is an error, as the API server says.
+// podDisruptionBudget decodes a policy/v1 PodDisruptionBudget; a budget the
+// API server rejects (both minAvailable and maxUnavailable, a negative
+// count, a percentage above 100%, a bad selector) is an error.
 func (d *decoder) podDisruptionBudget(a at, h head, data []byte) {
 	b := &policyv1.PodDisruptionBudget{}
 	if !d.core(a, data, b, true) {
 		return
 	}
-	var errs field.ErrorList
-	if b.Spec.MinAvailable != nil && b.Spec.MaxUnavailable != nil {
-		errs = append(errs, field.Invalid(field.NewPath("spec"), fmt.Sprintf("minAvailable: %s, maxUnavailable: %s",
-			b.Spec.MinAvailable.String(), b.Spec.MaxUnavailable.String()), "minAvailable and maxUnavailable cannot both be set"))
-	}
-	errs = append(errs, apicheck.LabelSelector(field.NewPath("spec", "selector"), b.Spec.Selector)...)
-	if len(errs) > 0 {
+	if errs := apicheck.PodDisruptionBudgetSpec(field.NewPath("spec"), &b.Spec); len(errs) > 0 {
 		d.failAll(a, errs)
 		return
 	}

@@ -12,6 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeplan/nodeplan/internal/apicheck"
 )
 
 // pdb is one PodDisruptionBudget as eviction sees it.
@@ -54,8 +57,8 @@ func newPDB(b *policyv1.PodDisruptionBudget, pods []*pod) (*pdb, error) {
 	bad := func(field, msg string) error {
 		return &InputError{Kind: "PodDisruptionBudget", Namespace: ns, Name: b.Name, Field: field, Message: msg}
 	}
-	if b.Spec.MinAvailable != nil && b.Spec.MaxUnavailable != nil {
-		return nil, bad("spec", "minAvailable and maxUnavailable are both set; the API allows one")
+	if errs := apicheck.PodDisruptionBudgetSpec(field.NewPath("spec"), &b.Spec); len(errs) > 0 {
+		return nil, bad(errs[0].Field, errs[0].ErrorBody())
 	}
 	sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 	if err != nil {
