@@ -3,10 +3,11 @@
 // selectors (operators, values per operator, Gt/Lt with one integer),
 // taints and tolerations (keys, effects, operators), topology spread and
 // pod (anti-)affinity terms, preferred-term weights, resource quantities
-// (negative, requests above limits, fractional extended resources) and host
-// ports. It follows k8s.io/kubernetes/pkg/apis/core/validation for these
-// fields and nothing else: rules that are Karpenter's (restricted labels,
-// well-known keys) belong to requirements and nodepool.
+// (negative, requests above limits, fractional extended resources), host
+// ports and PodDisruptionBudget budgets. It follows
+// k8s.io/kubernetes/pkg/apis/core/validation (policy's for budgets) for
+// these fields and nothing else: rules that are Karpenter's (restricted
+// labels, well-known keys) belong to requirements and nodepool.
 //
 // Every check returns a field.ErrorList whose paths name the field, in a
 // deterministic order (map keys sorted). The command line's manifest
