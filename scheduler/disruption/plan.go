@@ -110,17 +110,16 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	var stats []Stats
 	var rp repackFigures
 	type end struct {
-		res                 Result
-		unit, singles, fill bool
-		deferred            float64
+		res Result
+		o   searchOrder
 	}
 	var ends []end // with guard: every end the churn rule lets compete
-	run := func(unit, singles, fill bool, def float64) (Result, *model, error) {
-		o := full
-		o.unitOrder, o.singlesOnly, o.fillCheap, o.deferSmall = unit, singles, fill, def
-		return converge(c, nodePools, catalog, now, o)
+	run := func(o searchOrder) (Result, *model, error) {
+		oc := full
+		o.apply(&oc)
+		return converge(c, nodePools, catalog, now, oc)
 	}
-	take := func(res Result, m *model, unit, singles, fill bool, def float64) error {
+	take := func(res Result, m *model, o searchOrder) error {
 		if !rp.made && m != nil && !cfg.noRepack && cfg.maxCommands == 0 {
 			// Every end holds the same pods (moved, or still pending), so
 			// the first end's repack is every end's: the model need not be
@@ -132,36 +131,37 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			rp.made = true
 		}
 		stats = append(stats, res.Stats)
-		churn := (fill || def > 0) && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg)
-		if churn && def == 0 {
+		churn := (o.fill || o.deferred > 0) && cfg.prefer != PreferLowerPrice && !worthTheChurn(res, best, cfg)
+		if churn && o.deferred == 0 {
 			return nil
 		}
 		if guard { // only the choice against Karpenter's end reads them
-			ends = append(ends, end{res, unit, singles, fill, def})
+			ends = append(ends, end{res, o})
 		}
 		// An end with small nodes deferred competes for fewer disruptions
 		// on the way (below) even when its churn is not worth its saving.
 		if !churn && (len(stats) == 1 || endsBetter(res.Summary, best.Summary)) {
-			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap, cfg.deferSmall = res, unit, singles, fill, def
+			best = res
+			o.apply(&cfg)
 		}
 		return nil
 	}
-	try := func(unit, singles, fill bool, def float64) error {
-		res, m, err := run(unit, singles, fill, def)
+	try := func(o searchOrder) error {
+		res, m, err := run(o)
 		if err != nil {
 			return err
 		}
-		return take(res, m, unit, singles, fill, def)
+		return take(res, m, o)
 	}
 	var err error
 	if cfg.prefer == PreferLowerPrice {
-		err = try(true, false, false, 0)
+		err = try(searchOrder{unit: true})
 	}
 	if err == nil {
-		err = try(false, false, false, 0)
+		err = try(searchOrder{})
 	}
 	if err == nil && !cfg.noFill {
-		err = try(false, false, true, 0)
+		err = try(searchOrder{fill: true})
 	}
 	<-done
 	if err != nil {
@@ -176,12 +176,12 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 	stats = append(stats, k.Stats)
 	dearer := func() bool { return best.Summary.PricePerHourAfter > k.Summary.PricePerHourAfter }
 	if dearer() && cfg.prefer != PreferLowerPrice { // lower-price made the unit order already
-		if err := try(true, false, false, 0); err != nil {
+		if err := try(searchOrder{unit: true}); err != nil {
 			return Result{}, err
 		}
 	}
 	if dearer() {
-		if err := try(false, true, false, 0); err != nil {
+		if err := try(searchOrder{singles: true}); err != nil {
 			return Result{}, err
 		}
 	}
@@ -195,17 +195,19 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		fewer := func(e end) bool {
 			return e.res.Summary.PricePerHourAfter <= k.Summary.PricePerHourAfter && fewerThan(e.res, k)
 		}
-		orders := [][3]bool{{cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap}}
-		if !cfg.noFill && !cfg.unitOrder && !cfg.singlesOnly {
-			orders = append(orders, [3]bool{false, false, !cfg.fillCheap})
+		kept := searchOrder{unit: cfg.unitOrder, singles: cfg.singlesOnly, fill: cfg.fillCheap}
+		orders := []searchOrder{kept}
+		if !cfg.noFill && !kept.unit && !kept.singles {
+			orders = append(orders, searchOrder{fill: !kept.fill})
 		}
 		shares := deferShares
 		if cfg.noDefer {
 			shares = nil
 		}
-		last := func(o [3]bool) *end {
+		// last is the latest end made in o's order, whatever its share.
+		last := func(o searchOrder) *end {
 			for i := len(ends) - 1; i >= 0; i-- {
-				if e := &ends[i]; e.unit == o[0] && e.singles == o[1] && e.fill == o[2] {
+				if e := &ends[i]; e.o.unit == o.unit && e.o.singles == o.singles && e.o.fill == o.fill {
 					return e
 				}
 			}
@@ -214,9 +216,10 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 		for _, share := range shares {
 			// An order whose last end defers nothing at this share would
 			// converge to that end again: skipped.
-			var todo [][3]bool
+			var todo []searchOrder
 			for _, o := range orders {
 				if e := last(o); e == nil || defers(e.res, share) {
+					o.deferred = share
 					todo = append(todo, o)
 				}
 			}
@@ -227,10 +230,10 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			var wg sync.WaitGroup
 			for i, o := range todo {
 				if cfg.parallelism == 1 || i == len(todo)-1 {
-					res[i], _, errs[i] = run(o[0], o[1], o[2], share)
+					res[i], _, errs[i] = run(o)
 					continue
 				}
-				wg.Go(func() { res[i], _, errs[i] = run(o[0], o[1], o[2], share) })
+				wg.Go(func() { res[i], _, errs[i] = run(o) })
 			}
 			wg.Wait()
 			n := len(ends)
@@ -238,7 +241,7 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 				if errs[i] != nil {
 					return Result{}, errs[i]
 				}
-				if err := take(res[i], nil, o[0], o[1], o[2], share); err != nil {
+				if err := take(res[i], nil, o); err != nil {
 					return Result{}, err
 				}
 			}
@@ -254,10 +257,23 @@ func planGlobal(c Cluster, nodePools []nodepool.NodePool, catalog instancetypes.
 			}
 		}
 		if pick != nil {
-			best, cfg.unitOrder, cfg.singlesOnly, cfg.fillCheap, cfg.deferSmall = pick.res, pick.unit, pick.singles, pick.fill, pick.deferred
+			best = pick.res
+			pick.o.apply(&cfg)
 		}
 	}
 	return finishChosen(c, nodePools, catalog, now, cfg, best, rp, stats)
+}
+
+// searchOrder is how one of planGlobal's convergences searches: the
+// config fields unitOrder, singlesOnly, fillCheap and deferSmall.
+type searchOrder struct {
+	unit, singles, fill bool
+	deferred            float64
+}
+
+// apply sets the order in a config.
+func (o searchOrder) apply(c *config) {
+	c.unitOrder, c.singlesOnly, c.fillCheap, c.deferSmall = o.unit, o.singles, o.fill, o.deferred
 }
 
 // deferShares are the shares of deferSmall planGlobal converges with
